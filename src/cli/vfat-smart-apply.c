@@ -25,7 +25,7 @@ cli_apply (int argc, char **argv)
                     "each back. The old values are recorded under /run/vfat-smart and\n"
                     "`vfat-smart restore` puts them back. On any failure every knob is\n"
                     "put back and nothing is recorded. Needs root. Mount options are not\n"
-                    "changed here: see `vfat-smart plan` and mount.vfat-smart(8)."),
+                    "changed here: `vfat-smart plan` shows them."),
                   entries, &argc, &argv))
     return 2;
   if (argc != 2)

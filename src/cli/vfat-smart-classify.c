@@ -32,12 +32,14 @@ print_device (const VsmDevice *d)
                d->usb->serial ? _(", serial ") : "", d->usb->serial ? d->usb->serial : "");
   else
     cli_field (_("Transport"), "%s", vsm_transport_to_string (d->transport));
-  cli_field (_("Model"), "%s %s%s", d->vendor ? d->vendor : "", d->model ? d->model : "", lun);
+  if (d->vendor || d->model)
+    cli_field (_("Model"), "%s%s%s%s", d->vendor ? d->vendor : "", d->vendor && d->model ? " " : "",
+               d->model ? d->model : "", lun);
   cli_field (_("Medium"), _("%s, rotational=%d, %s"),
              d->removable ? _("removable") : _("not removable"), d->rotational, size);
-  cli_field (_("Queue"), _("max_sectors_kb %" G_GUINT64_FORMAT " (hw %" G_GUINT64_FORMAT
-                           "), write cache: %s"),
-             d->max_sectors_kb, d->max_hw_sectors_kb, d->write_cache ? d->write_cache : "?");
+  cli_field (_("Queue"), _("max_sectors_kb %llu (hw %llu), write cache: %s"),
+             (unsigned long long) d->max_sectors_kb, (unsigned long long) d->max_hw_sectors_kb,
+             d->write_cache ? d->write_cache : "?");
   if (d->fs_type)
     cli_field (_("Filesystem"), "%s%s%s%s%s", d->fs_type, d->fs_label ? " \"" : "",
                d->fs_label ? d->fs_label : "", d->fs_label ? "\"" : "",

@@ -65,9 +65,8 @@ print_entry (const VsmStatusEntry *e)
       g_autofree char *flushes = e->io.has_flush
                                    ? g_strdup_printf ("%" G_GUINT64_FORMAT, e->io.flush_ios)
                                    : g_strdup (_("not counted"));
-      cli_field (_("  Written"), _("%s in %" G_GUINT64_FORMAT " requests (avg %s), %s flushes, "
-                                   "%s over %.1f s busy"),
-                 bytes, e->io.write_ios, avg, flushes, rate, (double) e->io.busy_ms / 1000.0);
+      cli_field (_("  Written"), _("%s in %llu requests (avg %s), %s flushes, %s over %.1f s busy"),
+                 bytes, (unsigned long long) e->io.write_ios, avg, flushes, rate, (double) e->io.busy_ms / 1000.0);
     }
   else
     cli_field (_("  Written"), _("unknown (no baseline or the device changed)"));

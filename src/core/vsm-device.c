@@ -8,6 +8,7 @@
 #include "vsm-util.h"
 
 #include <blkid.h>
+#include <glib/gi18n.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -171,7 +172,7 @@ lookup_mount_point (GUdevClient *client, const char *dir, GError **error)
   if (tb == NULL)
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_FAILED,
-                   "cannot read /proc/self/mountinfo");
+                   _("cannot read /proc/self/mountinfo"));
       return NULL;
     }
 
@@ -181,7 +182,7 @@ lookup_mount_point (GUdevClient *client, const char *dir, GError **error)
   if (fs == NULL || !mnt_fs_streq_target (fs, canonical ? canonical : dir))
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
-                   "%s is a directory but not a mount point", dir);
+                   _("%s is a directory but not a mount point"), dir);
       mnt_unref_table (tb);
       return NULL;
     }
@@ -193,7 +194,7 @@ lookup_mount_point (GUdevClient *client, const char *dir, GError **error)
                                                 devno);
   if (dev == NULL)
     g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
-                 "%s is mounted from %s, which is not a block device", dir,
+                 _("%s is mounted from %s, which is not a block device"), dir,
                  mnt_fs_get_source (fs) ? mnt_fs_get_source (fs) : "?");
   mnt_unref_table (tb);
   return dev;
@@ -209,7 +210,7 @@ resolve_spec (GUdevClient *client, const char *spec, GError **error)
   if (spec == NULL || *spec == '\0')
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT,
-                   "no device given");
+                   _("no device given"));
       return NULL;
     }
 
@@ -221,7 +222,7 @@ resolve_spec (GUdevClient *client, const char *spec, GError **error)
       if (resolved == NULL)
         {
           g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
-                       "no block device has %s", spec);
+                       _("no block device has %s"), spec);
           return NULL;
         }
       path = resolved;
@@ -235,7 +236,7 @@ resolve_spec (GUdevClient *client, const char *spec, GError **error)
         {
           g_clear_object (&dev);
           g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
-                       "%s is not a block device in sysfs", path);
+                       _("%s is not a block device in sysfs"), path);
         }
       return dev;
     }
@@ -246,7 +247,7 @@ resolve_spec (GUdevClient *client, const char *spec, GError **error)
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
-                   "%s: no such device", path);
+                   _("%s: no such device"), path);
       return NULL;
     }
 
@@ -256,7 +257,7 @@ resolve_spec (GUdevClient *client, const char *spec, GError **error)
     {
       g_clear_object (&dev);
       g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
-                   "%s is not a block device", path);
+                   _("%s is not a block device"), path);
     }
   return dev;
 }
@@ -477,7 +478,7 @@ vsm_device_new_from_udev (GUdevClient *client,
   if (g_strcmp0 (g_udev_device_get_subsystem (udev), "block") != 0)
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
-                   "%s is not a block device", spec ? spec : "device");
+                   _("%s is not a block device"), spec ? spec : "device");
       return NULL;
     }
 
@@ -494,7 +495,7 @@ vsm_device_new_from_udev (GUdevClient *client,
   if (disk == NULL)
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
-                   "%s: cannot find the whole disk it belongs to", d->spec);
+                   _("%s: cannot find the whole disk it belongs to"), d->spec);
       return NULL;
     }
 
