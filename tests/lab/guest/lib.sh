@@ -66,7 +66,7 @@ lab_disk() {
 # ask the host (the guest-run controller): VERB [ARGS]; prints the answer; 0 when ok
 _lab_request() {
   local id="$(date +%s%N)-$$-$RANDOM" i st
-  printf '%s\n' "$*" > "$LAB_CTL/req-$id.tmp" && mv "$LAB_CTL/req-$id.tmp" "$LAB_CTL/req-$id" || {
+  printf '%s\n' "$*" > "$LAB_CTL/.req-$id" && mv "$LAB_CTL/.req-$id" "$LAB_CTL/req-$id" || {
     echo "lab: cannot write a request to $LAB_CTL (root only)" >&2; return 2; }
   for ((i = 0; i < 1200; i++)); do
     [ -e "$LAB_CTL/ack-$id" ] && break
