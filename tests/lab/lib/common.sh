@@ -1,0 +1,36 @@
+# tests/lab/lib/common.sh - shared by the host-side lab scripts (sourced, bash).
+# Paths, logging and the cache layout; nothing here starts a process.
+
+LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LAB_CACHE=${VSM_LAB_CACHE:-$LAB_DIR/cache}
+LAB_PROG=${LAB_PROG:-${0##*/}}
+export LC_ALL=C
+
+lab_log() { printf '[%s %s] %s\n' "$LAB_PROG" "$(date +%H:%M:%S)" "$*" >&2; }
+lab_die() { lab_log "error: $*"; exit "${LAB_DIE_STATUS:-1}"; }
+lab_need_root() { [ "$(id -u)" = 0 ] || lab_die "run me as root (QEMU, apt-get and the guest helpers need it)"; }
+
+# usage text = the comment block at the top of the calling script (after the #! line)
+lab_usage() {
+  sed -n '2,/^[^#]/{/^[^#]/d;s/^# \{0,1\}//;p}' "$0"
+}
+
+# seconds since epoch with fraction, and a difference with one decimal
+lab_now() { date +%s.%N; }
+lab_elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+# The kernel series the lab knows, and where lab-setup left each one:
+#   $LAB_CACHE/kernel-<series> -> kernel-<KVER>  (symlink written by lab-setup)
+#   $LAB_CACHE/kernel-<KVER>/boot/vmlinuz-<KVER>, lib/modules/<KVER>/
+#   $LAB_CACHE/initramfs-<KVER>.cpio.gz
+lab_valid_series() { case ${1:-} in 6.1|6.12) return 0 ;; *) return 1 ;; esac; }
+lab_kernel_dir() {     # SERIES -> absolute kernel dir (fails when lab-setup has not run)
+  local d
+  d=$(readlink -f "$LAB_CACHE/kernel-$1" 2>/dev/null) || return 1
+  [ -f "$d/.ok" ] || return 1
+  printf '%s\n' "$d"
+}
+lab_kernel_version() { local d; d=$(lab_kernel_dir "$1") || return 1; printf '%s\n' "${d##*/kernel-}"; }
+
+# the nbd-stick profiles: tests/lab/nbd-stick/profiles/NAME.conf
+lab_profile_file() { printf '%s/nbd-stick/profiles/%s.conf\n' "$LAB_DIR" "$1"; }
