@@ -141,7 +141,8 @@ vsm_write_attr (const char *path, const char *value, GError **error)
       return FALSE;
     }
 
-  fd = open (path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+  /* O_TRUNC as the shell does: harmless on sysfs and procfs */
+  fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
   if (fd < 0)
     {
       int errsv = errno;
