@@ -9,7 +9,8 @@
 
 G_BEGIN_DECLS
 
-typedef struct {
+typedef struct
+{
   char *source;
   char *target;
   char *fstype;

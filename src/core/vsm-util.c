@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-G_DEFINE_QUARK (vsm-error-quark, vsm_error)
+G_DEFINE_QUARK (vsm - error - quark, vsm_error)
 
 int
 vsm_error_to_exit_status (const GError *error)
@@ -23,7 +23,7 @@ vsm_error_to_exit_status (const GError *error)
   if (error->domain != VSM_ERROR)
     return 1;
 
-  switch ((VsmError) error->code)
+  switch ((VsmError)error->code)
     {
     case VSM_ERROR_INVALID_ARGUMENT:
       return 2;
@@ -56,8 +56,7 @@ vsm_read_attr (const char *path, GError **error)
 
   if (memchr (contents, '\0', len) != NULL)
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_FAILED,
-                   "%s: unexpected binary data", path);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_FAILED, "%s: unexpected binary data", path);
       return NULL;
     }
 
@@ -99,8 +98,8 @@ vsm_read_u64 (const char *path, guint64 *out, GError **error)
     return FALSE;
   if (!vsm_parse_u64 (text, out))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_FAILED,
-                   "%s: not an unsigned number: '%.32s'", path, text);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_FAILED, "%s: not an unsigned number: '%.32s'", path,
+                   text);
       return FALSE;
     }
   return TRUE;
@@ -123,7 +122,7 @@ fault_injected (void)
   if (spec == NULL || !vsm_parse_u64 (spec, &n))
     return FALSE;
   fault_counter++;
-  return (guint64) fault_counter == n;
+  return (guint64)fault_counter == n;
 }
 
 gboolean
@@ -135,9 +134,8 @@ vsm_write_attr (const char *path, const char *value, GError **error)
 
   if (fault_injected ())
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY,
-                   "%s: %s (injected by VFAT_SMART_FAIL_WRITE)", path,
-                   g_strerror (EIO));
+      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY, "%s: %s (injected by VFAT_SMART_FAIL_WRITE)",
+                   path, g_strerror (EIO));
       return FALSE;
     }
 
@@ -147,8 +145,7 @@ vsm_write_attr (const char *path, const char *value, GError **error)
     {
       int errsv = errno;
       g_set_error (error, VSM_ERROR,
-                   errsv == EACCES || errsv == EPERM ? VSM_ERROR_PERMISSION
-                                                     : VSM_ERROR_APPLY,
+                   errsv == EACCES || errsv == EPERM ? VSM_ERROR_PERMISSION : VSM_ERROR_APPLY,
                    "cannot open %s for writing: %s", path, g_strerror (errsv));
       return FALSE;
     }
@@ -157,12 +154,11 @@ vsm_write_attr (const char *path, const char *value, GError **error)
     r = write (fd, value, len);
   while (r < 0 && errno == EINTR);
 
-  if (r < 0 || (size_t) r != len)
+  if (r < 0 || (size_t)r != len)
     {
       int errsv = r < 0 ? errno : EIO;
       close (fd);
-      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY,
-                   "cannot write '%s' to %s: %s", value, path,
+      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY, "cannot write '%s' to %s: %s", value, path,
                    g_strerror (errsv));
       return FALSE;
     }
@@ -170,8 +166,7 @@ vsm_write_attr (const char *path, const char *value, GError **error)
   if (close (fd) < 0)
     {
       int errsv = errno;
-      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY,
-                   "cannot write '%s' to %s: %s", value, path,
+      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY, "cannot write '%s' to %s: %s", value, path,
                    g_strerror (errsv));
       return FALSE;
     }

@@ -13,7 +13,8 @@ GQuark vsm_error_quark (void);
 
 /* Each code maps to one documented exit status of the command line tools
  * (see vsm_error_to_exit_status()). */
-typedef enum {
+typedef enum
+{
   VSM_ERROR_FAILED,           /* anything else */
   VSM_ERROR_INVALID_ARGUMENT, /* bad option, bad value */
   VSM_ERROR_NOT_FOUND,        /* no such device, not a block device */

@@ -14,11 +14,12 @@
 #include <string.h>
 #include <umockdev.h>
 
-typedef struct {
+typedef struct
+{
   const char *kernel;
   const char *fixture;
-  const char *kind;        /* which node to open: "partition" or "disk" */
-  int index;               /* the n-th node of that kind */
+  const char *kind; /* which node to open: "partition" or "disk" */
+  int index;        /* the n-th node of that kind */
   const char *transport;
   const char *klass;
   guint speed;
@@ -31,20 +32,54 @@ typedef struct {
   const char *serial;
 } FixtureCase;
 
-#define CASES_FOR(k)                                                                                       \
-  { k, "usb-storage-ss-stick", "partition", 0, "usb-storage", "usb-stick", 5000, TRUE, TRUE, FALSE, "vfat", "STICKSS", 1024, "STICKSS1" }, \
-  { k, "usb-storage-hs-stick", "disk", 0, "usb-storage", "usb-stick", 480, TRUE, TRUE, TRUE, "vfat", "STICKHS", 120, "STICKHS1" },        \
-  { k, "uas-ssd", "partition", 0, "uas", "usb-ssd", 5000, FALSE, FALSE, FALSE, "vfat", "UASSSD", 512, "UASSSD1" },                       \
-  { k, "uas-hdd", "partition", 0, "uas", "usb-hdd", 5000, FALSE, TRUE, FALSE, "exfat", "UASHDD", 512, "UASHDD1" },                       \
-  { k, "bot-enclosure", "partition", 0, "usb-storage", "usb-stick", 5000, FALSE, TRUE, FALSE, "vfat", "BOTENC", 1024, "BOTENC1" },      \
-  { k, "card-reader", "partition", 0, "usb-storage", "card-reader", 5000, TRUE, TRUE, FALSE, "vfat", "CARDSD0", 1024, "CARDRDR1" },    \
-  { k, "card-reader", "disk", 1, "usb-storage", "card-reader", 5000, TRUE, TRUE, TRUE, "vfat", "CARDSD1", 1024, "CARDRDR1" },          \
-  { k, "virtio", "disk", 0, "virtio", "internal", 0, FALSE, TRUE, TRUE, "vfat", "VIRTIO", 0, NULL },                                      \
-  { k, "loop", "disk", 0, "loop", "internal", 0, FALSE, FALSE, TRUE, "vfat", "LOOPFAT", 0, NULL }
+#define CASES_FOR(k)                                                                                   \
+  { k,                                                                                                 \
+    "usb-storage-ss-stick",                                                                            \
+    "partition",                                                                                       \
+    0,                                                                                                 \
+    "usb-storage",                                                                                     \
+    "usb-stick",                                                                                       \
+    5000,                                                                                              \
+    TRUE,                                                                                              \
+    TRUE,                                                                                              \
+    FALSE,                                                                                             \
+    "vfat",                                                                                            \
+    "STICKSS",                                                                                         \
+    1024,                                                                                              \
+    "STICKSS1" },                                                                                      \
+    { k,                                                                                               \
+      "usb-storage-hs-stick",                                                                          \
+      "disk",                                                                                          \
+      0,                                                                                               \
+      "usb-storage",                                                                                   \
+      "usb-stick",                                                                                     \
+      480,                                                                                             \
+      TRUE,                                                                                            \
+      TRUE,                                                                                            \
+      TRUE,                                                                                            \
+      "vfat",                                                                                          \
+      "STICKHS",                                                                                       \
+      120,                                                                                             \
+      "STICKHS1" },                                                                                    \
+    { k,     "uas-ssd", "partition", 0,      "uas",    "usb-ssd", 5000,                                \
+      FALSE, FALSE,     FALSE,       "vfat", "UASSSD", 512,       "UASSSD1" },                         \
+    { k,     "uas-hdd", "partition", 0,       "uas",    "usb-hdd", 5000,                               \
+      FALSE, TRUE,      FALSE,       "exfat", "UASHDD", 512,       "UASHDD1" },                        \
+    { k,    "bot-enclosure", "partition", 0,        "usb-storage", "usb-stick", 5000, FALSE,           \
+      TRUE, FALSE,           "vfat",      "BOTENC", 1024,          "BOTENC1" },                        \
+    { k,    "card-reader", "partition", 0,      "usb-storage", "card-reader", 5000,                    \
+      TRUE, TRUE,          FALSE,       "vfat", "CARDSD0",     1024,          "CARDRDR1" },            \
+    { k,    "card-reader", "disk", 1,      "usb-storage", "card-reader", 5000,                         \
+      TRUE, TRUE,          TRUE,   "vfat", "CARDSD1",     1024,          "CARDRDR1" },                 \
+    { k, "virtio", "disk", 0, "virtio", "internal", 0, FALSE, TRUE, TRUE, "vfat", "VIRTIO", 0, NULL }, \
+  {                                                                                                    \
+    k, "loop", "disk", 0, "loop", "internal", 0, FALSE, FALSE, TRUE, "vfat", "LOOPFAT", 0, NULL        \
+  }
 
 static const FixtureCase cases[] = { CASES_FOR ("6.1"), CASES_FOR ("6.12") };
 
-typedef struct {
+typedef struct
+{
   UMockdevTestbed *bed;
   GUdevClient *client;
   char *state_dir;
@@ -65,14 +100,14 @@ find_node (const FixtureCase *c, const char *kind, int index)
 {
   g_autofree char *path = fixture_path (c, ".devices");
   g_autofree char *text = NULL;
-  g_auto(GStrv) lines = NULL;
+  g_auto (GStrv) lines = NULL;
   int seen = 0;
 
   g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
   lines = g_strsplit (text, "\n", -1);
   for (char **l = lines; *l; l++)
     {
-      g_auto(GStrv) f = g_strsplit (*l, " ", 3);
+      g_auto (GStrv) f = g_strsplit (*l, " ", 3);
       if (**l == '#' || g_strv_length (f) != 3 || !g_str_equal (f[1], kind))
         continue;
       if (seen++ == index)
@@ -86,7 +121,7 @@ fixture_setup (Fixture *fx, gconstpointer data)
 {
   const FixtureCase *c = data;
   g_autofree char *rec = fixture_path (c, ".umockdev");
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   g_autofree char *disk = NULL;
 
   fx->bed = umockdev_testbed_new ();
@@ -104,7 +139,7 @@ fixture_setup (Fixture *fx, gconstpointer data)
 static void
 fixture_teardown (Fixture *fx, gconstpointer data)
 {
-  g_autoptr(GDir) dir = g_dir_open (fx->state_dir, 0, NULL);
+  g_autoptr (GDir) dir = g_dir_open (fx->state_dir, 0, NULL);
   const char *name;
 
   while (dir && (name = g_dir_read_name (dir)) != NULL)
@@ -131,8 +166,8 @@ static void
 test_facts (Fixture *fx, gconstpointer data)
 {
   const FixtureCase *c = data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(VsmAssessment) a = vsm_assess (fx->client, fx->node, policy_default (), &error);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmAssessment) a = vsm_assess (fx->client, fx->node, policy_default (), &error);
   const VsmDevice *d;
 
   g_assert_no_error (error);
@@ -175,8 +210,8 @@ static void
 test_plan (Fixture *fx, gconstpointer data)
 {
   const FixtureCase *c = data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(VsmAssessment) a = vsm_assess (fx->client, fx->node, policy_default (), &error);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmAssessment) a = vsm_assess (fx->client, fx->node, policy_default (), &error);
   gboolean new_kernel = g_str_equal (c->kernel, "6.12");
 
   g_assert_no_error (error);
@@ -201,7 +236,8 @@ test_plan (Fixture *fx, gconstpointer data)
     {
       /* vfat keeps flush, exFAT has none: both say why */
       g_assert_cmpint (a->plan->flush_mode, ==,
-                       g_str_equal (c->fs_type, "exfat") ? VSM_FLUSH_MODE_OFF : VSM_FLUSH_MODE_KERNEL_FLUSH);
+                       g_str_equal (c->fs_type, "exfat") ? VSM_FLUSH_MODE_OFF
+                                                         : VSM_FLUSH_MODE_KERNEL_FLUSH);
       g_assert_cmpuint (a->plan->knobs->len, ==, 0);
     }
 }
@@ -217,9 +253,9 @@ bdi_attr (Fixture *fx, const char *name)
 static void
 test_apply_restore (Fixture *fx, gconstpointer data)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(VsmAssessment) a = vsm_assess (fx->client, fx->node, policy_default (), &error);
-  g_autoptr(VsmState) s = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmAssessment) a = vsm_assess (fx->client, fx->node, policy_default (), &error);
+  g_autoptr (VsmState) s = NULL;
   g_autofree char *strict0 = NULL, *ratio0 = NULL, *strict1 = NULL, *bytes1 = NULL;
   g_autofree char *strict2 = NULL, *ratio2 = NULL;
 
@@ -252,10 +288,10 @@ test_apply_restore (Fixture *fx, gconstpointer data)
 static void
 test_apply_failure_rolls_back (Fixture *fx, gconstpointer data)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(VsmAssessment) a = vsm_assess (fx->client, fx->node, policy_default (), &error);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmAssessment) a = vsm_assess (fx->client, fx->node, policy_default (), &error);
   g_autofree char *bytes0 = NULL, *ratio0 = NULL, *ratio1 = NULL, *strict_path = NULL;
-  g_autoptr(VsmState) s = NULL;
+  g_autoptr (VsmState) s = NULL;
   const char *sys = umockdev_testbed_get_sys_dir (fx->bed);
 
   g_assert_no_error (error);
@@ -277,18 +313,19 @@ test_apply_failure_rolls_back (Fixture *fx, gconstpointer data)
 static void
 test_bad_specs (void)
 {
-  g_autoptr(UMockdevTestbed) bed = umockdev_testbed_new ();
-  g_autoptr(GUdevClient) client = g_udev_client_new (NULL);
+  g_autoptr (UMockdevTestbed) bed = umockdev_testbed_new ();
+  g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
   static const char *const specs[] = { "", "/dev/nonexistent", "LABEL=NO_SUCH_LABEL_ANYWHERE",
                                        "/sys/devices/nothing", "/etc" };
 
   for (gsize i = 0; i < G_N_ELEMENTS (specs); i++)
     {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(VsmDevice) d = vsm_device_new_from_spec (client, specs[i], &error);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (VsmDevice) d = vsm_device_new_from_spec (client, specs[i], &error);
       g_assert_null (d);
       g_assert_nonnull (error);
-      g_assert_true (error->code == VSM_ERROR_NOT_FOUND || error->code == VSM_ERROR_INVALID_ARGUMENT);
+      g_assert_true (error->code == VSM_ERROR_NOT_FOUND ||
+                     error->code == VSM_ERROR_INVALID_ARGUMENT);
     }
 }
 
@@ -301,7 +338,8 @@ main (int argc, char **argv)
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       const FixtureCase *c = &cases[i];
-      g_autofree char *base = g_strdup_printf ("/device/%s/%s-%s%d", c->kernel, c->fixture, c->kind, c->index);
+      g_autofree char *base =
+        g_strdup_printf ("/device/%s/%s-%s%d", c->kernel, c->fixture, c->kind, c->index);
       g_autofree char *p1 = g_strconcat (base, "/facts", NULL);
       g_autofree char *p2 = g_strconcat (base, "/plan", NULL);
 
@@ -312,7 +350,8 @@ main (int argc, char **argv)
           g_autofree char *p3 = g_strconcat (base, "/apply-restore", NULL);
           g_autofree char *p4 = g_strconcat (base, "/apply-failure-rolls-back", NULL);
           g_test_add (p3, Fixture, c, fixture_setup, test_apply_restore, fixture_teardown);
-          g_test_add (p4, Fixture, c, fixture_setup, test_apply_failure_rolls_back, fixture_teardown);
+          g_test_add (p4, Fixture, c, fixture_setup, test_apply_failure_rolls_back,
+                      fixture_teardown);
         }
     }
   return g_test_run ();
