@@ -289,6 +289,9 @@ vsm_knobs_apply (const VsmDevice *d, const VsmPlan *plan, const char *source, GE
     {
       s->applied_at = old->applied_at;
       s->baseline_stat = g_strdup (old->baseline_stat);
+      /* whoever applied first owns the knobs (udev's stay past a mount) */
+      g_free (s->source);
+      s->source = g_strdup (old->source);
     }
   else
     {

@@ -387,6 +387,106 @@ test_numbers (void)
   }
 }
 
+static void
+test_mount_args (void)
+{
+  static const struct
+  {
+    const char *argv;
+    gboolean ok;
+    const char *spec, *target, *options, *ns;
+    gboolean fake, nomtab, sloppy, ro, rw, verbose;
+  } cases[] = {
+    { "/dev/sdb1 /mnt", TRUE, "/dev/sdb1", "/mnt", NULL, NULL },
+    { "/dev/sdb1 /mnt -o uid=1000,flush", TRUE, "/dev/sdb1", "/mnt", "uid=1000,flush", NULL },
+    { "-o ro LABEL=STICK /media/s -v", TRUE, "LABEL=STICK", "/media/s", "ro", NULL,
+      .verbose = TRUE },
+    { "/dev/sdb1 -fnsv /mnt -t vfat-smart", TRUE, "/dev/sdb1", "/mnt", NULL, NULL, TRUE, TRUE, TRUE,
+      FALSE, FALSE, TRUE },
+    { "/dev/sdb1 /mnt -ouid=1 -o gid=2", TRUE, "/dev/sdb1", "/mnt", "uid=1,gid=2", NULL },
+    { "/dev/sdb1 /mnt -r -w", TRUE, "/dev/sdb1", "/mnt", NULL, NULL, .rw = TRUE },
+    { "/dev/sdb1 /mnt -w -r", TRUE, "/dev/sdb1", "/mnt", NULL, NULL, .ro = TRUE },
+    { "/dev/sdb1 /mnt -N /proc/1/ns/mnt", TRUE, "/dev/sdb1", "/mnt", NULL, "/proc/1/ns/mnt" },
+    { "/dev/sdb1 /mnt -- -o x", FALSE }, /* a third path */
+    { "/dev/sdb1", FALSE },              /* no target */
+    { "", FALSE },
+    { "/dev/sdb1 /mnt -o", FALSE }, /* -o without value */
+    { "/dev/sdb1 /mnt -x", FALSE }, /* unknown flag */
+    { "/dev/sdb1 /mnt /extra", FALSE },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *line = g_strconcat ("mount.vfat-smart ", cases[i].argv, NULL);
+      g_auto (GStrv) argv = NULL;
+      g_autofree char *options = NULL, *message = NULL;
+      VsmMountRequest req;
+      gboolean verbose;
+      int argc;
+      gboolean ok;
+
+      g_assert_true (g_shell_parse_argv (line, &argc, &argv, NULL));
+      ok = vsm_mount_parse_args (argc, argv, &req, &verbose, &options, &message);
+      g_test_message ("case %s", cases[i].argv);
+      g_assert_cmpint (ok, ==, cases[i].ok);
+      if (!ok)
+        {
+          g_assert_nonnull (message);
+          continue;
+        }
+      g_assert_cmpstr (req.spec, ==, cases[i].spec);
+      g_assert_cmpstr (req.target, ==, cases[i].target);
+      g_assert_cmpstr (req.options, ==, cases[i].options);
+      g_assert_cmpstr (req.namespace, ==, cases[i].ns);
+      g_assert_cmpint (req.fake, ==, cases[i].fake);
+      g_assert_cmpint (req.nomtab, ==, cases[i].nomtab);
+      g_assert_cmpint (req.sloppy, ==, cases[i].sloppy);
+      g_assert_cmpint (req.read_only, ==, cases[i].ro);
+      g_assert_cmpint (req.read_write, ==, cases[i].rw);
+      g_assert_cmpint (verbose, ==, cases[i].verbose);
+    }
+}
+
+static void
+test_umount_args (void)
+{
+  static const struct
+  {
+    const char *argv;
+    gboolean ok;
+    const char *target;
+    gboolean lazy, force, nomtab, verbose;
+  } cases[] = {
+    { "/mnt", TRUE, "/mnt" },
+    { "/mnt -lv", TRUE, "/mnt", TRUE, FALSE, FALSE, TRUE },
+    { "-f -n /mnt -t vfat-smart", TRUE, "/mnt", FALSE, TRUE, TRUE, FALSE },
+    { "", FALSE },
+    { "/mnt /other", FALSE },
+    { "/mnt -q", FALSE },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *line = g_strconcat ("umount.vfat-smart ", cases[i].argv, NULL);
+      g_auto (GStrv) argv = NULL;
+      g_autofree char *message = NULL;
+      VsmUmountRequest req;
+      gboolean verbose;
+      int argc;
+
+      g_assert_true (g_shell_parse_argv (line, &argc, &argv, NULL));
+      g_assert_cmpint (vsm_umount_parse_args (argc, argv, &req, &verbose, &message), ==,
+                       cases[i].ok);
+      if (!cases[i].ok)
+        continue;
+      g_assert_cmpstr (req.target, ==, cases[i].target);
+      g_assert_cmpint (req.lazy, ==, cases[i].lazy);
+      g_assert_cmpint (req.force, ==, cases[i].force);
+      g_assert_cmpint (req.nomtab, ==, cases[i].nomtab);
+      g_assert_cmpint (verbose, ==, cases[i].verbose);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -400,6 +500,8 @@ main (int argc, char **argv)
   g_test_add_func ("/state/garbage", test_state_garbage);
   g_test_add_func ("/state/files", test_state_files);
   g_test_add_func ("/mount/options-merge", test_options_merge);
+  g_test_add_func ("/mount/helper-args", test_mount_args);
+  g_test_add_func ("/mount/umount-helper-args", test_umount_args);
   g_test_add_func ("/policy/validation", test_policy_validation);
   g_test_add_func ("/policy/gsettings", test_policy_gsettings);
   g_test_add_func ("/display/sanitize", test_sanitize);
