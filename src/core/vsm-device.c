@@ -402,6 +402,14 @@ count_partitions (GUdevClient *client, GUdevDevice *disk)
   return n;
 }
 
+static gboolean probing_disabled;
+
+void
+vsm_device_disable_probing (void)
+{
+  probing_disabled = TRUE;
+}
+
 /* Under udev the ID_FS_* properties are there (and replay under umockdev);
  * otherwise probe the superblock when we may read the node. */
 static void
@@ -419,7 +427,7 @@ read_filesystem (VsmDevice *d, GUdevDevice *dev)
       return;
     }
 
-  if (d->devnode == NULL || g_getenv ("UMOCKDEV_DIR") != NULL)
+  if (d->devnode == NULL || probing_disabled || g_getenv ("UMOCKDEV_DIR") != NULL)
     return;
 
   pr = blkid_new_probe_from_filename (d->devnode);

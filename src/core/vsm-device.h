@@ -89,6 +89,10 @@ VsmDevice *vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, con
 
 gboolean vsm_device_fs_is_fat (const VsmDevice *device);
 
+/* udev helpers must never block on a dying device: no superblock probing,
+ * filesystem facts from the udev event only. */
+void vsm_device_disable_probing (void);
+
 /* Replaces control characters so that a label or serial from the device
  * cannot forge lines or escape sequences in text output. */
 char *vsm_sanitize_for_display (const char *text);

@@ -51,8 +51,8 @@ compute_plan (VsmAssessment *a)
       g_strdup_printf (_ ("policy: %s"), (char *)g_ptr_array_index (a->policy->problems, i)));
 }
 
-static VsmAssessment *
-assess_device (VsmDevice *device, VsmPolicy *policy)
+VsmAssessment *
+vsm_assess_device (VsmDevice *device, VsmPolicy *policy)
 {
   VsmAssessment *a = g_new0 (VsmAssessment, 1);
 
@@ -89,20 +89,7 @@ vsm_assess (GUdevClient *client, const char *spec, VsmPolicy *policy, GError **e
       vsm_policy_free (policy);
       return NULL;
     }
-  return assess_device (device, policy);
-}
-
-VsmAssessment *
-vsm_assess_udev (GUdevClient *client, GUdevDevice *dev, VsmPolicy *policy, GError **error)
-{
-  VsmDevice *device = vsm_device_new_from_udev (client, dev, NULL, error);
-
-  if (device == NULL)
-    {
-      vsm_policy_free (policy);
-      return NULL;
-    }
-  return assess_device (device, policy);
+  return vsm_assess_device (device, policy);
 }
 
 VsmState *

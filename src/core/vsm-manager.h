@@ -33,8 +33,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmAssessment, vsm_assessment_free)
 /* policy: NULL to load it from GSettings (taken over otherwise) */
 VsmAssessment *vsm_assess (GUdevClient *client, const char *spec, VsmPolicy *policy,
                            GError **error);
-VsmAssessment *vsm_assess_udev (GUdevClient *client, GUdevDevice *dev, VsmPolicy *policy,
-                                GError **error);
+/* takes device (and policy, when not NULL) over */
+VsmAssessment *vsm_assess_device (VsmDevice *device, VsmPolicy *policy);
 
 /* Replaces the classification (a person knows better: `--class`) and
  * recomputes the plan. */

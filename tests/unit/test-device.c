@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "vsm-manager.h"
+#include "vsm-udev.h"
 #include "vsm-util.h"
 
 #include <glib/gstdio.h>
@@ -310,6 +311,88 @@ test_apply_failure_rolls_back (Fixture *fx, gconstpointer data)
   g_assert_null (vsm_state_load (a->device->bdi, NULL));
 }
 
+static const char *
+find_prop (GPtrArray *props, const char *key)
+{
+  g_autofree char *prefix = g_strconcat (key, "=", NULL);
+  for (guint i = 0; i < props->len; i++)
+    if (g_str_has_prefix (g_ptr_array_index (props, i), prefix))
+      return (const char *)g_ptr_array_index (props, i) + strlen (prefix);
+  return NULL;
+}
+
+/* What the udev helper hands udisks, for the device holding the filesystem. */
+static void
+test_udev_properties (Fixture *fx, gconstpointer data)
+{
+  const FixtureCase *c = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmAssessment) a = vsm_assess (fx->client, fx->node, policy_default (), &error);
+  g_autoptr (GPtrArray) props = NULL;
+  g_autoptr (GPtrArray) not_applied = NULL;
+  g_autofree char *upper = g_ascii_strup (c->fs_type, -1);
+  g_autofree char *kdef = g_strdup_printf ("UDISKS_MOUNT_OPTIONS_%s_DEFAULTS", upper);
+  g_autofree char *kallow = g_strdup_printf ("UDISKS_MOUNT_OPTIONS_%s_ALLOW", upper);
+  const char *def;
+
+  g_assert_no_error (error);
+  props = vsm_udev_properties (a, TRUE, TRUE);
+  g_assert_cmpstr (find_prop (props, "VFAT_SMART_CLASS"), ==, c->klass);
+  g_assert_cmpstr (find_prop (props, "VFAT_SMART_FLUSH_MODE"), ==,
+                   vsm_flush_mode_to_string (a->plan->flush_mode));
+  for (guint i = 0; i < props->len; i++)
+    g_assert_null (strchr (g_ptr_array_index (props, i), '\n'));
+
+  def = find_prop (props, kdef);
+  if (g_str_equal (c->klass, "internal"))
+    {
+      g_assert_null (def); /* udisks keeps its own */
+      return;
+    }
+  g_assert_nonnull (def);
+  g_assert_true (g_str_has_prefix (def, "uid=$UID,gid=$GID,"));
+  g_assert_nonnull (find_prop (props, kallow));
+  if (g_str_equal (c->fs_type, "vfat"))
+    {
+      /* no flush with a cap (6.12), udisks' flush without one (6.1) */
+      g_assert_cmpint (g_str_has_suffix (def, ",flush"), ==, g_str_equal (c->kernel, "6.1"));
+      g_assert_nonnull (strstr (find_prop (props, kallow), "flush"));
+    }
+  g_assert_nonnull (strstr (find_prop (props, kallow), "sync"));
+
+  /* a cap that could not be applied never turns into "no flush" */
+  not_applied = vsm_udev_properties (a, FALSE, TRUE);
+  g_assert_null (find_prop (not_applied, kdef));
+}
+
+static void
+test_udev_env_line (void)
+{
+  static const struct
+  {
+    const char *key, *value, *expect;
+  } lines[] = {
+    { "VFAT_SMART_CLASS", "usb-stick", "VFAT_SMART_CLASS=usb-stick" },
+    { "UDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS", "uid=$UID,gid=$GID,shortname=mixed,utf8=1,showexec",
+      "UDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS=uid=$UID,gid=$GID,shortname=mixed,utf8=1,showexec" },
+    { "X", "a\nUDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS=exec", NULL },
+    { "X", "a b", NULL },
+    { "X", "'quoted'", NULL },
+    { "X", "\"", NULL },
+    { "X", "$(reboot)", NULL },
+    { "bad key", "v", NULL },
+    { "KEY=", "v", NULL },
+    { "", "v", NULL },
+    { "X", NULL, NULL },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (lines); i++)
+    {
+      g_autofree char *line = vsm_udev_env_line (lines[i].key, lines[i].value);
+      g_assert_cmpstr (line, ==, lines[i].expect);
+    }
+}
+
 static void
 test_bad_specs (void)
 {
@@ -335,6 +418,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/device/bad-specs", test_bad_specs);
+  g_test_add_func ("/udev/env-line", test_udev_env_line);
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       const FixtureCase *c = &cases[i];
@@ -345,6 +429,10 @@ main (int argc, char **argv)
 
       g_test_add (p1, Fixture, c, fixture_setup, test_facts, fixture_teardown);
       g_test_add (p2, Fixture, c, fixture_setup, test_plan, fixture_teardown);
+      {
+        g_autofree char *p5 = g_strconcat (base, "/udev-properties", NULL);
+        g_test_add (p5, Fixture, c, fixture_setup, test_udev_properties, fixture_teardown);
+      }
       if (g_str_equal (c->kernel, "6.12") && !g_str_equal (c->klass, "internal"))
         {
           g_autofree char *p3 = g_strconcat (base, "/apply-restore", NULL);
