@@ -57,6 +57,8 @@ print_entry (const VsmStatusEntry *e)
                  drift_label (k->drift));
     }
 
+  cli_list (_("  Why"), s->reasons);
+
   if (e->io.valid)
     {
       g_autofree char *bytes = vsm_format_bytes (e->io.write_bytes);

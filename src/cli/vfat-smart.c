@@ -91,11 +91,14 @@ cli_field (const char *label, const char *format, ...)
 void
 cli_list (const char *label, GPtrArray *lines)
 {
+  /* indented like the label */
+  int indent = (int) strspn (label, " ");
+
   g_print ("%s:\n", label);
   for (guint i = 0; lines && i < lines->len; i++)
     {
       g_autofree char *clean = vsm_sanitize_for_display (g_ptr_array_index (lines, i));
-      g_print ("  - %s\n", clean);
+      g_print ("%*s  - %s\n", indent, "", clean);
     }
 }
 

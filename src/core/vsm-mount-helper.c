@@ -187,7 +187,9 @@ vsm_mount_run (const VsmMountRequest *req, GPtrArray *notes, char **message)
   note (notes, _ ("mount -t %s -o %s %s %s"), fs_type, options, a->device->devnode, req->target);
 
   before = vsm_state_load (a->device->bdi, NULL);
-  if (!req->fake && a->plan->managed && a->plan->knobs->len > 0)
+  /* managed mounts are recorded even without knobs (6.1): status shows
+   * them and why the cap is not there */
+  if (!req->fake && a->plan->managed)
     {
       state = vsm_knobs_apply (a->device, a->plan, "mount", &error);
       if (state == NULL)
