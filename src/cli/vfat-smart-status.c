@@ -57,7 +57,7 @@ print_entry (const VsmStatusEntry *e)
                  drift_label (k->drift));
     }
 
-  cli_list (_("  Why"), s->reasons);
+  cli_list (_ ("  Why"), s->reasons);
 
   if (e->io.valid)
     {

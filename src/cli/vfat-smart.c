@@ -92,7 +92,7 @@ void
 cli_list (const char *label, GPtrArray *lines)
 {
   /* indented like the label */
-  int indent = (int) strspn (label, " ");
+  int indent = (int)strspn (label, " ");
 
   g_print ("%s:\n", label);
   for (guint i = 0; lines && i < lines->len; i++)
@@ -153,11 +153,7 @@ print_usage (FILE *to)
 int
 main (int argc, char **argv)
 {
-  setlocale (LC_ALL, "");
-  g_set_prgname ("vfat-smart");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
-  textdomain (GETTEXT_PACKAGE);
+  vsm_init_program ("vfat-smart");
 
   if (argc < 2)
     {

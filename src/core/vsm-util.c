@@ -9,6 +9,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gio/gio.h>
+#include <glib/gi18n.h>
+#include <locale.h>
+#include <stdio.h>
+#include <syslog.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -187,4 +191,22 @@ vsm_format_rate (double bytes_per_second)
   if (bytes_per_second <= 0)
     return g_strdup ("-");
   return g_strdup_printf ("%.1f MB/s", bytes_per_second / 1e6);
+}
+
+void
+vsm_init_program (const char *name)
+{
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+  g_set_prgname (name);
+  openlog (name, LOG_PID, LOG_DAEMON);
+}
+
+void
+vsm_print_notes (const char *program, GPtrArray *notes)
+{
+  for (guint i = 0; notes && i < notes->len; i++)
+    printf ("%s: %s\n", program, (char *)g_ptr_array_index (notes, i));
 }

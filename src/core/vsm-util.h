@@ -36,6 +36,13 @@ gboolean vsm_write_attr (const char *path, const char *value, GError **error);
 char *vsm_format_bytes (guint64 bytes);
 char *vsm_format_rate (double bytes_per_second);
 
+/* What every program of the project does first: locale and translations,
+ * program name, syslog identity. */
+void vsm_init_program (const char *name);
+
+/* Prints each note as "PROGRAM: note" on stdout. */
+void vsm_print_notes (const char *program, GPtrArray *notes);
+
 /* Fault injection for tests: VFAT_SMART_FAIL_WRITE=N makes the N-th knob
  * write of this process fail with EIO (1-based). Documented in README. */
 void vsm_fault_reset (void);

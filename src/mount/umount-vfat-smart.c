@@ -36,12 +36,7 @@ main (int argc, char **argv)
   gboolean verbose = FALSE;
   int rc;
 
-  setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
-  textdomain (GETTEXT_PACKAGE);
-  g_set_prgname ("umount.vfat-smart");
-  openlog ("umount.vfat-smart", LOG_PID, LOG_DAEMON);
+  vsm_init_program ("umount.vfat-smart");
 
   if (argc == 2 && (g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "--help")))
     {
@@ -57,8 +52,7 @@ main (int argc, char **argv)
 
   rc = vsm_umount_run (&req, notes, &message);
   if (verbose)
-    for (guint i = 0; i < notes->len; i++)
-      printf ("umount.vfat-smart: %s\n", (char *)g_ptr_array_index (notes, i));
+    vsm_print_notes ("umount.vfat-smart", notes);
   if (rc != MNT_EX_SUCCESS)
     fprintf (stderr, "umount.vfat-smart: %s\n", message ? message : _ ("unmount failed"));
   return rc;

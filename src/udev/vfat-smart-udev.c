@@ -64,7 +64,7 @@ main (int argc, char **argv)
   gint64 t0 = g_get_monotonic_time ();
   gboolean applied = TRUE;
 
-  openlog ("vfat-smart-udev", LOG_PID, LOG_DAEMON);
+  vsm_init_program ("vfat-smart-udev");
   /* GSettings' dconf backend may try the session bus for change
    * notifications; a system helper has none: fail fast, never autolaunch */
   g_setenv ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/vfat-smart", FALSE);

@@ -3,11 +3,7 @@
 # ordinary user (granted by a polkit rule: the guest has no logind session), a copy,
 # udisks unmount, a surprise removal. Ends with "KERNEL: N passed, N failed".
 set -u
-passed=0 failed=0
-pass() { echo "PASS: $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
-check() { local what=$1; shift; if "$@"; then pass "$what"; else fail "$what"; fi; }
-finish() { echo "$LAB_KERNEL: $passed passed, $failed failed"; exit $((failed > 0)); }
+. "${LAB_SCRIPT_DIR:?guest-run exports the check script's directory}/check-lib.sh"
 prop() { udevadm info -q property "$1" | sed -n "s/^$2=//p"; }
 
 W=$(mktemp -d)

@@ -2,11 +2,7 @@
 # Runs in a guest-run guest with vfat-smart installed from the destdir; needs STICKSS1.
 # Prints PASS/FAIL lines and ends with "KERNEL: N passed, N failed".
 set -u
-passed=0 failed=0
-pass() { echo "PASS: $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
-check() { local what=$1; shift; if "$@"; then pass "$what"; else fail "$what"; fi; }
-finish() { echo "$LAB_KERNEL: $passed passed, $failed failed"; exit $((failed > 0)); }
+. "${LAB_SCRIPT_DIR:?guest-run exports the check script's directory}/check-lib.sh"
 jget() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))
 for k in sys.argv[2].split("."): v = v.get(k) if isinstance(v, dict) else None
 print("" if v is None else v)' "$@"; }
