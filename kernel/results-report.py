@@ -76,6 +76,11 @@ def f1(x):
     return "-" if x is None else "%.1f" % x
 
 
+def fr(x):
+    """MB/s: two decimals below 10"""
+    return "-" if x is None else ("%.2f" % x if x < 10 else "%.1f" % x)
+
+
 def f0(x):
     return "-" if x is None else "%.0f" % x
 
@@ -104,7 +109,7 @@ def cell_table(cells, short, series, wl):
             continue
         s = stats(runs)
         rows.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            label, s["n"], rng(s["mbps"]), rng(s["safe"]), rng(s["copy"]), rng(s["risk"]),
+            label, s["n"], rng(s["mbps"], fr), rng(s["safe"]), rng(s["copy"]), rng(s["risk"]),
             rng(s["umount"]), f0(med(s["big"])), f0(med(s["avgkib"])), rng(s["disc"], f0),
             f0(med(s["copier"])), s["writers"] + (" (trace lost events)" if s["lost"] else "")))
     if not rows:
@@ -144,11 +149,11 @@ def answers(cells):
                 parts = []
                 for cfg in ("wait0", "wait1"):
                     if present(short, series, wl, cfg):
-                        parts.append("%s %s MB/s (%s)" % (cfg, f1(medof(cells, short, series, wl, cfg, "mbps")),
+                        parts.append("%s %s MB/s (%s)" % (cfg, fr(medof(cells, short, series, wl, cfg, "mbps")),
                                                            spct(pct(medof(cells, short, series, wl, cfg, "mbps"), st))))
                 sp = spread(cells, short, series, wl, "stock")
                 lines.append("- %s, %s, %s: stock %s MB/s to safe; %s%s" % (
-                    what, series, wdesc, f1(st), "; ".join(parts) or "patched not measured",
+                    what, series, wdesc, fr(st), "; ".join(parts) or "patched not measured",
                     "; stock's own run-to-run spread %.1f %%" % sp if sp is not None else ""))
     out.append("\n".join(lines) if lines else "_No SSD/HDD cell measured yet._")
     out.append("")
@@ -164,8 +169,8 @@ def answers(cells):
                 g = lambda cfg, k: medof(cells, short, series, wl, cfg, k)
                 lines.append("- %s, %s, %s: MB/s to safe wait0 %s / wait1 %s (stock %s); close returns after "
                              "%s s / %s s (stock %s s); dirty at close %s / %s MiB; umount %s / %s s" % (
-                                 what, series, wdesc, f1(g("wait0", "mbps")), f1(g("wait1", "mbps")),
-                                 f1(g("stock", "mbps")), f1(g("wait0", "copy")), f1(g("wait1", "copy")),
+                                 what, series, wdesc, fr(g("wait0", "mbps")), fr(g("wait1", "mbps")),
+                                 fr(g("stock", "mbps")), f1(g("wait0", "copy")), f1(g("wait1", "copy")),
                                  f1(g("stock", "copy")), f1(g("wait0", "risk")), f1(g("wait1", "risk")),
                                  f1(g("wait0", "umount")), f1(g("wait1", "umount"))))
     out.append("\n".join(lines) if lines else "_No cell with both variants measured yet._")
