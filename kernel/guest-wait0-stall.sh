@@ -27,6 +27,7 @@ mkdir -p $mnt
 for m in vfat msdos fat; do grep -q "^$m " /proc/modules && rmmod $m; done
 insmod $MODS/fat.ko && insmod $MODS/vfat.ko || exit 1
 echo "fat version: $(cat /sys/module/fat/version)"
+echo 1 > /proc/sys/kernel/sysrq
 
 "$FRAG" 1200 /tmp/frag.ready &
 for _ in $(seq 600); do [ -e /tmp/frag.ready ] && break; sleep 0.1; done
@@ -45,18 +46,26 @@ for rep in $(seq $REPS); do
   cpid=$!
   log=$LAB_OUT/rep$rep.log
   : > "$log"
+  dstart= dumped=0
   while kill -0 $cpid 2> /dev/null; do
     t=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
-    dirty=$(awk '/BdiDirty|BdiWriteback/ {printf "%s=%s ", $1, $2}' $stats 2> /dev/null)
+    st=$(awk '{print $3}' /proc/$cpid/stat 2> /dev/null)
     {
-      echo "== t=$t $dirty state=$(awk '{print $3}' /proc/$cpid/stat 2> /dev/null) wchan=$(cat /proc/$cpid/wchan 2> /dev/null)"
+      echo "== t=$t state=$st wchan=$(cat /proc/$cpid/wchan 2> /dev/null)" \
+        "$(awk '$1 == "nr_dirty" || $1 == "nr_writeback" {printf "%s=%d MiB ", $1, $2 / 256}' /proc/vmstat)"
       sed 's/^/   cp| /' /proc/$cpid/stack 2> /dev/null
-      for k in $(pgrep kworker); do
-        s=$(cat /proc/$k/stack 2> /dev/null)
-        grep -q 'wb_workfn\|writeback' <<< "$s" && sed "s/^/   $(cat /proc/$k/comm 2> /dev/null)| /" <<< "$s"
-      done
     } >> "$log"
-    sleep 0.25
+    # cp blocked for 1.5 s outside balance_dirty_pages (write throttling): all blocked
+    # tasks to the kernel log (sysrq w), once per rep
+    if [ "$st" = D ] && ! grep -q balance_dirty /proc/$cpid/stack 2> /dev/null; then
+      [ -n "$dstart" ] || dstart=$t
+      if [ $dumped = 0 ] && awk -v a=$dstart -v b=$t 'BEGIN { exit !(b - a > 1.5) }'; then
+        dmesg -C; echo w > /proc/sysrq-trigger; sleep 0.5; dmesg > $LAB_OUT/rep$rep.blocked.txt; dumped=1
+      fi
+    else
+      dstart=
+    fi
+    sleep 0.2
   done
   wait $cpid
   t1=$(date +%s.%N)

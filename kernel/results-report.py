@@ -133,68 +133,88 @@ def spread(cells, short, series, wl, cfg, key="mbps"):
     return 100.0 * (max(xs) - min(xs)) / med(xs)
 
 
+def cells_in_order(cells, profiles=None):
+    for short, prof, what in PROFILES:
+        if profiles and short not in profiles:
+            continue
+        for series in KERNELS:
+            for wl, wdesc in WORKLOADS:
+                if (short, series, wl, "stock") in cells:
+                    yield short, series, wl, "%s, %s, %s" % (what, series, wdesc)
+
+
 def answers(cells):
     out = []
-    present = lambda short, series, wl, cfg: (short, series, wl, cfg) in cells
+    g = lambda c, cfg, k: medof(cells, c[0], c[1], c[2], cfg, k)
 
-    # 1. other drives
     out.append("### 1. No slowdown on other drives (SSD/HDD)?\n")
-    lines = []
-    for short, prof, what in PROFILES[1:]:
-        for series in KERNELS:
-            for wl, wdesc in WORKLOADS:
-                if not present(short, series, wl, "stock"):
-                    continue
-                st = medof(cells, short, series, wl, "stock", "mbps")
-                parts = []
-                for cfg in ("wait0", "wait1"):
-                    if present(short, series, wl, cfg):
-                        parts.append("%s %s MB/s (%s)" % (cfg, fr(medof(cells, short, series, wl, cfg, "mbps")),
-                                                           spct(pct(medof(cells, short, series, wl, cfg, "mbps"), st))))
-                sp = spread(cells, short, series, wl, "stock")
-                lines.append("- %s, %s, %s: stock %s MB/s to safe; %s%s" % (
-                    what, series, wdesc, fr(st), "; ".join(parts) or "patched not measured",
-                    "; stock's own run-to-run spread %.1f %%" % sp if sp is not None else ""))
-    out.append("\n".join(lines) if lines else "_No SSD/HDD cell measured yet._")
+    out.append("MB/s to safe (median), change against stock, and stock's own spread (max-min over median) "
+               "as the noise level of the cell. The cheap stick is listed for comparison.\n")
+    out.append("| cell | runs | stock | wait=0 | wait=1 | stock spread |")
+    out.append("| --- | --- | --- | --- | --- | --- |")
+    n = 0
+    for short, series, wl, label in cells_in_order(cells, ("ssd", "hdd", "cheap")):
+        c = (short, series, wl)
+        st = g(c, "stock", "mbps")
+        sp = spread(cells, short, series, wl, "stock")
+        runs = len(cells.get((short, series, wl, "stock"), []))
+        out.append("| %s | %d | %s | %s (%s) | %s (%s) | %s |" % (
+            label, runs, fr(st), fr(g(c, "wait0", "mbps")), spct(pct(g(c, "wait0", "mbps"), st)),
+            fr(g(c, "wait1", "mbps")), spct(pct(g(c, "wait1", "mbps"), st)),
+            "-" if sp is None else "%.0f %%" % sp))
+        n += 1
+    if not n:
+        out.append("| _nothing measured yet_ | | | | | |")
     out.append("")
 
-    # 2. wait=0 or wait=1
     out.append("### 2. wait=0 or wait=1?\n")
-    lines = []
-    for short, prof, what in PROFILES:
-        for series in KERNELS:
-            for wl, wdesc in WORKLOADS:
-                if not (present(short, series, wl, "wait0") and present(short, series, wl, "wait1")):
-                    continue
-                g = lambda cfg, k: medof(cells, short, series, wl, cfg, k)
-                lines.append("- %s, %s, %s: MB/s to safe wait0 %s / wait1 %s (stock %s); close returns after "
-                             "%s s / %s s (stock %s s); dirty at close %s / %s MiB; umount %s / %s s" % (
-                                 what, series, wdesc, fr(g("wait0", "mbps")), fr(g("wait1", "mbps")),
-                                 fr(g("stock", "mbps")), f1(g("wait0", "copy")), f1(g("wait1", "copy")),
-                                 f1(g("stock", "copy")), f1(g("wait0", "risk")), f1(g("wait1", "risk")),
-                                 f1(g("wait0", "umount")), f1(g("wait1", "umount"))))
-    out.append("\n".join(lines) if lines else "_No cell with both variants measured yet._")
+    out.append("What close() does: when it returns (the `cp` time, seconds), what it leaves dirty (MiB, "
+               "median; in how many runs at least 10 MiB), and the time to safe.\n")
+    out.append("| cell | close returns s: stock / wait=0 / wait=1 | dirty at close MiB: stock / wait=0 / wait=1 "
+               "| runs leaving >= 10 MiB: wait=0 / wait=1 | safe s: stock / wait=0 / wait=1 |")
+    out.append("| --- | --- | --- | --- | --- |")
+    for short, series, wl, label in cells_in_order(cells):
+        c = (short, series, wl)
+        left = []
+        for cfg in ("wait0", "wait1"):
+            runs = cells.get((short, series, wl, cfg), [])
+            left.append("%d of %d" % (sum(1 for r in runs if r["at_risk_at_return_bytes"] >= 10 * MIB), len(runs)))
+        out.append("| %s | %s / %s / %s | %s / %s / %s | %s | %s / %s / %s |" % (
+            label, f1(g(c, "stock", "copy")), f1(g(c, "wait0", "copy")), f1(g(c, "wait1", "copy")),
+            f1(g(c, "stock", "risk")), f1(g(c, "wait0", "risk")), f1(g(c, "wait1", "risk")), " / ".join(left),
+            f1(g(c, "stock", "safe")), f1(g(c, "wait0", "safe")), f1(g(c, "wait1", "safe"))))
     out.append("")
 
-    # 3. dirty data left for unmount
     out.append("### 3. How much dirty data is left for unmount?\n")
-    lines = []
-    for short, prof, what in PROFILES:
-        for series in KERNELS:
-            for wl, wdesc in WORKLOADS:
-                parts = []
-                for cfg, label in CONFIGS:
-                    runs = cells.get((short, series, wl, cfg))
-                    if not runs:
-                        continue
-                    s = stats(runs)
-                    parts.append("%s %s MiB (max %s), umount %s s" % (cfg, f1(med(s["risk"])), f1(max(s["risk"])),
-                                                                    f1(med(s["umount"]))))
-                if parts:
-                    lines.append("- %s, %s, %s: %s" % (what, series, wdesc, "; ".join(parts)))
-    out.append("\n".join(lines) if lines else "_Nothing measured yet._")
+    out.append("Dirty + writeback bytes of the device when close() returned, median (min-max), and how long "
+               "umount then took.\n")
+    out.append("| cell | config | dirty at close MiB | umount s |")
+    out.append("| --- | --- | --- | --- |")
+    for short, series, wl, label in cells_in_order(cells):
+        for cfg, clabel in CONFIGS:
+            runs = cells.get((short, series, wl, cfg))
+            if runs:
+                s_ = stats(runs)
+                out.append("| %s | %s | %s | %s |" % (label, clabel, rng(s_["risk"]), rng(s_["umount"])))
     out.append("")
     return "\n".join(out)
+
+
+def outliers(cells):
+    """Runs whose time to safe is more than 30 % above their cell's median."""
+    rows = []
+    for (short, series, wl, cfg), runs in sorted(cells.items()):
+        if len(runs) < 2:
+            continue
+        m = med([r["safe_s"] for r in runs])
+        for r in runs:
+            if r["safe_s"] > 1.3 * m:
+                d = r.get("device") or {}
+                idle = d.get("elapsed_s", 0) - d.get("busy_s", 0)
+                rows.append("| %s | %d | %d | %s | %s | %.1f | %.1f | %.1f | %.1f |" % (
+                    r["scenario"], r["run"] + 1, r["rep"], wl, cfg, r["safe_s"], m,
+                    r["copy_s"], idle))
+    return rows
 
 
 def main():
@@ -230,6 +250,35 @@ def main():
     p("## Answers to the review\n")
     p(answers(cells))
 
+    rows = outliers(cells)
+    p("## Outliers\n")
+    p("Runs more than 30 % slower to safe than the median of their cell. *n-th run* counts the big and "
+      "small copies since the guest booted (each scenario boots one guest); *device idle* is the "
+      "stick's elapsed time minus its busy time over the run.\n")
+    if rows:
+        p("| scenario | n-th run in its guest | rep | workload | config | safe s | cell median s | close returns s | device idle s |")
+        p("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        p("\n".join(rows))
+    else:
+        p("None.")
+    p("")
+    order = sorted((r for (short, series, wl, cfg), runs in cells.items() if short == "cheaporder" for r in runs),
+                   key=lambda r: r["run"])
+    p("## Order check\n")
+    p("`kernel-cheaporder-6.12`: the big-file copy on the cheap stick, 6.12, with the configurations in "
+      "the opposite order (wait1, stock, wait0), to tell whether the slow outliers belong to wait=0 or "
+      "to the second copy after boot.\n")
+    if order:
+        p("| n-th run in its guest | rep | config | safe s | close returns s | dirty at close MiB | umount s | device idle s | device data jumps |")
+        p("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for r in order:
+            d = r.get("device") or {}
+            p("| %d | %d | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %s |" % (
+                r["run"] + 1, r["rep"], r["config"], r["safe_s"], r["copy_s"], r["at_risk_at_return_bytes"] / MIB,
+                r["umount_s"], d.get("elapsed_s", 0) - d.get("busy_s", 0), d.get("data_discontinuities", "-")))
+    else:
+        p("_Not measured yet: `kernel/make-results --only kernel-cheaporder-6.12`._")
+    p("")
     p("## All cells\n")
     missing = []
     for short, prof, what in PROFILES:
@@ -249,6 +298,8 @@ def main():
                     p(t)
                     p("")
     p("## Still to run\n")
+    if not order:
+        missing.append("kernel-cheaporder-6.12")
     if missing:
         p("Run with `export VSM_LAB_CACHE=/work/lab/tests/lab/cache` first:\n")
         for name in missing:
