@@ -1,0 +1,46 @@
+/* vfat-smart-cli.h - shared bits of the vfat-smart subcommands
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include "vsm-json.h"
+#include "vsm-manager.h"
+
+#include <glib/gi18n.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const char *name;
+  const char *args;     /* for usage lines, e.g. "DEVICE" */
+  const char *summary;
+  int (*run) (int argc, char **argv);
+} CliCommand;
+
+int cli_classify (int argc, char **argv);
+int cli_plan (int argc, char **argv);
+int cli_apply (int argc, char **argv);
+int cli_restore (int argc, char **argv);
+int cli_status (int argc, char **argv);
+
+/* Parses options; on error prints it with the usage hint and returns FALSE
+ * (the caller exits 2). */
+gboolean cli_parse (const char *command, const char *args, const char *summary,
+                    GOptionEntry *entries, int *argc, char ***argv);
+
+/* Prints "vfat-smart: MESSAGE" to stderr and returns the exit status. */
+int cli_fail (const GError *error);
+int cli_usage_error (const char *command, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+void cli_print_json (JsonNode *node);
+/* "Label:" padded to a column, then the value */
+void cli_field (const char *label, const char *format, ...) G_GNUC_PRINTF (2, 3);
+void cli_list (const char *label, GPtrArray *lines);
+
+/* forced_class: a class name from --class, or NULL */
+VsmAssessment *cli_assess (const char *spec, const char *forced_class, GError **error);
+
+#define CLI_CLASS_HELP N_("Treat the drive as CLASS (usb-stick, usb-stick-uas, usb-ssd, usb-hdd, card-reader, unknown, internal)")
+
+G_END_DECLS

@@ -1,0 +1,312 @@
+/* vsm-classify.c - device facts -> class, confidence, reasons (pure)
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "vsm-classify.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+static const char *const class_names[VSM_CLASS_LAST] = {
+  [VSM_CLASS_UNKNOWN] = "unknown",
+  [VSM_CLASS_USB_STICK] = "usb-stick",
+  [VSM_CLASS_USB_STICK_UAS] = "usb-stick-uas",
+  [VSM_CLASS_USB_SSD] = "usb-ssd",
+  [VSM_CLASS_USB_HDD] = "usb-hdd",
+  [VSM_CLASS_CARD_READER] = "card-reader",
+  [VSM_CLASS_INTERNAL] = "internal",
+};
+
+const char *
+vsm_class_to_string (VsmClass klass)
+{
+  if (klass >= VSM_CLASS_LAST)
+    return "unknown";
+  return class_names[klass];
+}
+
+gboolean
+vsm_class_from_string (const char *text, VsmClass *out)
+{
+  for (guint i = 0; i < VSM_CLASS_LAST; i++)
+    if (g_strcmp0 (text, class_names[i]) == 0)
+      {
+        *out = (VsmClass) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+void
+vsm_classification_free (VsmClassification *c)
+{
+  if (c == NULL)
+    return;
+  g_ptr_array_unref (c->reasons);
+  g_free (c);
+}
+
+G_GNUC_PRINTF (2, 3)
+static void
+reason (VsmClassification *c, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_ptr_array_add (c->reasons, g_strdup_vprintf (format, args));
+  va_end (args);
+}
+
+/* USB vendor ids that say something about the medium. A hint, never the
+ * whole decision. */
+typedef struct {
+  const char *vendor_id;
+  const char *product_id; /* NULL: any */
+  VsmClass hint;
+  const char *who;
+} VendorHint;
+
+static const VendorHint vendor_hints[] = {
+  { "0bda", "0129", VSM_CLASS_CARD_READER, "Realtek card reader" },
+  { "0bda", "0153", VSM_CLASS_CARD_READER, "Realtek card reader" },
+  { "0bda", "0158", VSM_CLASS_CARD_READER, "Realtek card reader" },
+  { "0bda", "0177", VSM_CLASS_CARD_READER, "Realtek card reader" },
+  { "05e3", "0723", VSM_CLASS_CARD_READER, "Genesys Logic card reader" },
+  { "05e3", "0743", VSM_CLASS_CARD_READER, "Genesys Logic card reader" },
+  { "05e3", "0751", VSM_CLASS_CARD_READER, "Genesys Logic card reader" },
+  { "14cd", NULL, VSM_CLASS_CARD_READER, "Super Top card reader" },
+  { "0781", NULL, VSM_CLASS_USB_STICK, "SanDisk" },
+  { "090c", NULL, VSM_CLASS_USB_STICK, "Silicon Motion flash" },
+  { "0951", NULL, VSM_CLASS_USB_STICK, "Kingston" },
+  { "13fe", NULL, VSM_CLASS_USB_STICK, "Phison flash" },
+  { "1f75", NULL, VSM_CLASS_USB_STICK, "Innostor flash" },
+  { "8564", NULL, VSM_CLASS_USB_STICK, "Transcend flash" },
+  { "1058", NULL, VSM_CLASS_USB_HDD, "Western Digital external drive" },
+  { "0bc2", NULL, VSM_CLASS_USB_HDD, "Seagate external drive" },
+  { "0480", NULL, VSM_CLASS_USB_HDD, "Toshiba external drive" },
+  { "04e8", "61f5", VSM_CLASS_USB_SSD, "Samsung Portable SSD" },
+  { "04e8", "4001", VSM_CLASS_USB_SSD, "Samsung Portable SSD" },
+};
+
+static const VendorHint *
+find_vendor_hint (const VsmUsbInfo *usb)
+{
+  if (usb == NULL || usb->vendor_id == NULL)
+    return NULL;
+  for (gsize i = 0; i < G_N_ELEMENTS (vendor_hints); i++)
+    {
+      const VendorHint *h = &vendor_hints[i];
+      if (g_ascii_strcasecmp (h->vendor_id, usb->vendor_id) != 0)
+        continue;
+      if (h->product_id != NULL &&
+          g_ascii_strcasecmp (h->product_id, usb->product_id ? usb->product_id : "") != 0)
+        continue;
+      return h;
+    }
+  return NULL;
+}
+
+static gboolean
+text_has_any (const char *text, const char *const *needles)
+{
+  g_autofree char *lower = NULL;
+
+  if (text == NULL)
+    return FALSE;
+  lower = g_ascii_strdown (text, -1);
+  for (; *needles != NULL; needles++)
+    if (strstr (lower, *needles) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+device_strings_have (const VsmDevice *d, const char *const *needles)
+{
+  return text_has_any (d->model, needles) || text_has_any (d->vendor, needles) ||
+         (d->usb && (text_has_any (d->usb->product, needles) ||
+                     text_has_any (d->usb->manufacturer, needles)));
+}
+
+static const char *const reader_words[] = {
+  "card reader", "cardreader", "card-reader", "sd/mmc", "sd card", "sdxc",
+  "microsd", "multi-card", "multicard", "ms/ms-pro", "cf card", "xd-picture",
+  "sd reader", NULL
+};
+static const char *const ssd_words[] = { "ssd", "solid state", "nvme", NULL };
+
+#define GB (G_GUINT64_CONSTANT (1000) * 1000 * 1000)
+
+static void
+classify_usb (const VsmDevice *d, VsmClassification *c)
+{
+  const VendorHint *hint = find_vendor_hint (d->usb);
+  g_autofree char *size = g_format_size (d->size_bytes);
+  gboolean uas = d->transport == VSM_TRANSPORT_UAS;
+
+  reason (c, _("USB mass storage on the %s driver at %u Mb/s"),
+          d->usb && d->usb->driver ? d->usb->driver : _("(no)"),
+          d->usb ? d->usb->speed_mbps : 0);
+
+  /* Card readers first: several LUNs, reader words, or a known reader. */
+  if (d->n_luns > 1 || d->lun > 0)
+    {
+      c->klass = VSM_CLASS_CARD_READER;
+      c->confidence = 85;
+      reason (c, _("%u disks share one USB interface (LUN %d): a multi-slot card reader"),
+              MAX (d->n_luns, (guint) d->lun + 1), MAX (d->lun, 0));
+      return;
+    }
+  if (device_strings_have (d, reader_words) ||
+      (hint && hint->hint == VSM_CLASS_CARD_READER))
+    {
+      c->klass = VSM_CLASS_CARD_READER;
+      c->confidence = 80;
+      reason (c, _("the device names itself a card reader (%s)"),
+              hint ? hint->who : (d->model ? d->model : "model string"));
+      return;
+    }
+
+  if (device_strings_have (d, ssd_words) ||
+      (hint && hint->hint == VSM_CLASS_USB_SSD))
+    {
+      c->klass = VSM_CLASS_USB_SSD;
+      c->confidence = uas && !d->rotational ? 90 : 70;
+      reason (c, _("the device names itself an SSD (%s)"),
+              hint ? hint->who : (d->model ? d->model : "model string"));
+      return;
+    }
+
+  if (uas)
+    {
+      /* UAS reports the medium truthfully. */
+      if (d->rotational)
+        {
+          c->klass = VSM_CLASS_USB_HDD;
+          c->confidence = 85;
+          reason (c, _("UAS reports a rotating medium"));
+        }
+      else if (d->removable)
+        {
+          c->klass = VSM_CLASS_USB_STICK_UAS;
+          c->confidence = 75;
+          reason (c, _("UAS reports non-rotational media and the removable flag: a fast flash stick"));
+        }
+      else
+        {
+          c->klass = VSM_CLASS_USB_SSD;
+          c->confidence = 85;
+          reason (c, _("UAS reports a non-rotational, non-removable medium: an SSD"));
+        }
+      return;
+    }
+
+  /* usb-storage (Bulk-Only): queue/rotational is 1 for nearly everything,
+   * flash sticks included, so it says nothing on its own. */
+  reason (c, _("usb-storage reports rotational=%d for flash too; not used on its own"),
+          d->rotational ? 1 : 0);
+
+  if (d->removable)
+    {
+      c->klass = VSM_CLASS_USB_STICK;
+      c->confidence = hint && hint->hint == VSM_CLASS_USB_STICK ? 90 : 80;
+      reason (c, _("removable medium flag set, as flash sticks report it"));
+      if (hint && hint->hint == VSM_CLASS_USB_STICK)
+        reason (c, _("vendor %s makes flash sticks"), hint->who);
+      return;
+    }
+
+  if (hint && hint->hint == VSM_CLASS_USB_HDD)
+    {
+      c->klass = VSM_CLASS_USB_HDD;
+      c->confidence = 65;
+      reason (c, _("not removable and made by %s"), hint->who);
+      return;
+    }
+  if (hint && hint->hint == VSM_CLASS_USB_STICK)
+    {
+      c->klass = VSM_CLASS_USB_STICK;
+      c->confidence = 60;
+      reason (c, _("not removable, but vendor %s makes flash sticks"), hint->who);
+      return;
+    }
+
+  if (d->size_bytes >= 320 * GB && d->rotational)
+    {
+      c->klass = VSM_CLASS_USB_HDD;
+      c->confidence = 50;
+      reason (c, _("a non-removable Bulk-Only enclosure of %s: most likely a hard disk"),
+              size);
+      return;
+    }
+  if (d->size_bytes > 0 && d->size_bytes <= 256 * GB)
+    {
+      c->klass = VSM_CLASS_USB_STICK;
+      c->confidence = 45;
+      reason (c, _("not removable, but only %s on Bulk-Only: most likely a flash stick"),
+              size);
+      return;
+    }
+
+  c->klass = VSM_CLASS_UNKNOWN;
+  c->confidence = 30;
+  reason (c, _("a non-removable Bulk-Only device of %s: the medium cannot be told"),
+          size);
+}
+
+VsmClassification *
+vsm_classify (const VsmDevice *d)
+{
+  VsmClassification *c = g_new0 (VsmClassification, 1);
+
+  c->reasons = g_ptr_array_new_with_free_func (g_free);
+
+  switch (d->transport)
+    {
+    case VSM_TRANSPORT_NVME:
+    case VSM_TRANSPORT_ATA:
+    case VSM_TRANSPORT_VIRTIO:
+    case VSM_TRANSPORT_LOOP:
+      c->klass = VSM_CLASS_INTERNAL;
+      c->confidence = 95;
+      reason (c, _("%s transport: not a removable drive"),
+              vsm_transport_to_string (d->transport));
+      break;
+
+    case VSM_TRANSPORT_MMC:
+      c->klass = VSM_CLASS_CARD_READER;
+      c->confidence = 90;
+      reason (c, _("an SD/MMC card in a built-in reader"));
+      break;
+
+    case VSM_TRANSPORT_USB_STORAGE:
+    case VSM_TRANSPORT_UAS:
+    case VSM_TRANSPORT_USB_OTHER:
+      classify_usb (d, c);
+      break;
+
+    case VSM_TRANSPORT_OTHER:
+    default:
+      if (d->removable)
+        {
+          c->klass = VSM_CLASS_UNKNOWN;
+          c->confidence = 30;
+          reason (c, _("a removable device on an unrecognised transport"));
+        }
+      else
+        {
+          c->klass = VSM_CLASS_INTERNAL;
+          c->confidence = 70;
+          reason (c, _("not USB, not removable: treated as internal"));
+        }
+      break;
+    }
+
+  if (d->superfloppy)
+    reason (c, _("the filesystem covers the whole disk (no partition table); same class as a partitioned twin"));
+  if (d->n_partitions > 1)
+    reason (c, _("%u partitions; knobs act on the whole disk"), d->n_partitions);
+
+  return c;
+}

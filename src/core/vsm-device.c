@@ -1,0 +1,555 @@
+/* vsm-device.c - facts about a block device, from sysfs/udev and libblkid
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "vsm-device.h"
+#include "vsm-util.h"
+
+#include <blkid.h>
+#include <glib/gi18n.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <libmount.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+const char *
+vsm_transport_to_string (VsmTransport transport)
+{
+  switch (transport)
+    {
+    case VSM_TRANSPORT_USB_STORAGE:
+      return "usb-storage";
+    case VSM_TRANSPORT_UAS:
+      return "uas";
+    case VSM_TRANSPORT_USB_OTHER:
+      return "usb-other";
+    case VSM_TRANSPORT_MMC:
+      return "mmc";
+    case VSM_TRANSPORT_NVME:
+      return "nvme";
+    case VSM_TRANSPORT_ATA:
+      return "ata";
+    case VSM_TRANSPORT_VIRTIO:
+      return "virtio";
+    case VSM_TRANSPORT_LOOP:
+      return "loop";
+    case VSM_TRANSPORT_OTHER:
+    default:
+      return "other";
+    }
+}
+
+gboolean
+vsm_transport_is_usb (VsmTransport transport)
+{
+  return transport == VSM_TRANSPORT_USB_STORAGE ||
+         transport == VSM_TRANSPORT_UAS ||
+         transport == VSM_TRANSPORT_USB_OTHER;
+}
+
+static void
+vsm_usb_info_free (VsmUsbInfo *usb)
+{
+  if (usb == NULL)
+    return;
+  g_free (usb->vendor_id);
+  g_free (usb->product_id);
+  g_free (usb->serial);
+  g_free (usb->manufacturer);
+  g_free (usb->product);
+  g_free (usb->version);
+  g_free (usb->driver);
+  g_free (usb);
+}
+
+void
+vsm_device_free (VsmDevice *d)
+{
+  if (d == NULL)
+    return;
+  g_free (d->spec);
+  g_free (d->devnode);
+  g_free (d->syspath);
+  g_free (d->disk_node);
+  g_free (d->disk_name);
+  g_free (d->disk_syspath);
+  g_free (d->bdi);
+  vsm_usb_info_free (d->usb);
+  g_free (d->vendor);
+  g_free (d->model);
+  g_free (d->write_cache);
+  g_free (d->fs_type);
+  g_free (d->fs_label);
+  g_free (d->fs_uuid);
+  g_free (d->fs_version);
+  g_free (d);
+}
+
+gboolean
+vsm_device_fs_is_fat (const VsmDevice *device)
+{
+  return g_strcmp0 (device->fs_type, "vfat") == 0 ||
+         g_strcmp0 (device->fs_type, "exfat") == 0;
+}
+
+char *
+vsm_sanitize_for_display (const char *text)
+{
+  GString *out;
+
+  if (text == NULL)
+    return NULL;
+
+  if (!g_utf8_validate (text, -1, NULL))
+    return g_utf8_make_valid (text, -1);
+
+  out = g_string_sized_new (strlen (text));
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+      if (g_unichar_iscntrl (c))
+        g_string_append_c (out, '?');
+      else
+        g_string_append_unichar (out, c);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* sysfs string attributes come padded (SCSI vendor/model); NULL for empty */
+static char *
+attr_string (GUdevDevice *dev, const char *name)
+{
+  const char *v = g_udev_device_get_sysfs_attr (dev, name);
+  g_autofree char *copy = NULL;
+
+  if (v == NULL)
+    return NULL;
+  copy = g_strstrip (g_strdup (v));
+  if (*copy == '\0')
+    return NULL;
+  return g_steal_pointer (&copy);
+}
+
+static guint64
+attr_u64 (GUdevDevice *dev, const char *name)
+{
+  const char *v = g_udev_device_get_sysfs_attr (dev, name);
+  g_autofree char *copy = NULL;
+  guint64 n = 0;
+
+  if (v == NULL)
+    return 0;
+  copy = g_strstrip (g_strdup (v));
+  if (!vsm_parse_u64 (copy, &n))
+    return 0;
+  return n;
+}
+
+static char *
+prop_string (GUdevDevice *dev, const char *name)
+{
+  const char *v = g_udev_device_get_property (dev, name);
+  if (v == NULL || *v == '\0')
+    return NULL;
+  return g_strdup (v);
+}
+
+static GUdevDevice *
+lookup_mount_point (GUdevClient *client, const char *dir, GError **error)
+{
+  struct libmnt_table *tb = mnt_new_table_from_file ("/proc/self/mountinfo");
+  struct libmnt_fs *fs;
+  g_autofree char *canonical = NULL;
+  GUdevDevice *dev = NULL;
+  dev_t devno;
+
+  if (tb == NULL)
+    {
+      g_set_error (error, VSM_ERROR, VSM_ERROR_FAILED,
+                   _("cannot read /proc/self/mountinfo"));
+      return NULL;
+    }
+
+  canonical = realpath (dir, NULL);
+  fs = mnt_table_find_target (tb, canonical ? canonical : dir,
+                              MNT_ITER_BACKWARD);
+  if (fs == NULL || !mnt_fs_streq_target (fs, canonical ? canonical : dir))
+    {
+      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
+                   _("%s is a directory but not a mount point"), dir);
+      mnt_unref_table (tb);
+      return NULL;
+    }
+
+  devno = mnt_fs_get_devno (fs);
+  if (devno != 0)
+    dev = g_udev_client_query_by_device_number (client,
+                                                G_UDEV_DEVICE_TYPE_BLOCK,
+                                                devno);
+  if (dev == NULL)
+    g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
+                 _("%s is mounted from %s, which is not a block device"), dir,
+                 mnt_fs_get_source (fs) ? mnt_fs_get_source (fs) : "?");
+  mnt_unref_table (tb);
+  return dev;
+}
+
+static GUdevDevice *
+resolve_spec (GUdevClient *client, const char *spec, GError **error)
+{
+  g_autofree char *resolved = NULL;
+  GUdevDevice *dev;
+  const char *path = spec;
+
+  if (spec == NULL || *spec == '\0')
+    {
+      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT,
+                   _("no device given"));
+      return NULL;
+    }
+
+  if (g_str_has_prefix (spec, "LABEL=") || g_str_has_prefix (spec, "UUID=") ||
+      g_str_has_prefix (spec, "PARTUUID=") ||
+      g_str_has_prefix (spec, "PARTLABEL="))
+    {
+      resolved = blkid_evaluate_tag (spec, NULL, NULL);
+      if (resolved == NULL)
+        {
+          g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
+                       _("no block device has %s"), spec);
+          return NULL;
+        }
+      path = resolved;
+    }
+
+  if (g_str_has_prefix (path, "/sys/"))
+    {
+      dev = g_udev_client_query_by_sysfs_path (client, path);
+      if (dev == NULL ||
+          g_strcmp0 (g_udev_device_get_subsystem (dev), "block") != 0)
+        {
+          g_clear_object (&dev);
+          g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
+                       _("%s is not a block device in sysfs"), path);
+        }
+      return dev;
+    }
+
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    return lookup_mount_point (client, path, error);
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
+                   _("%s: no such device"), path);
+      return NULL;
+    }
+
+  dev = g_udev_client_query_by_device_file (client, path);
+  if (dev == NULL ||
+      g_strcmp0 (g_udev_device_get_subsystem (dev), "block") != 0)
+    {
+      g_clear_object (&dev);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
+                   _("%s is not a block device"), path);
+    }
+  return dev;
+}
+
+static void
+read_usb_facts (VsmDevice *d, GUdevDevice *disk)
+{
+  g_autoptr(GUdevDevice) iface = NULL;
+  g_autoptr(GUdevDevice) usbdev = NULL;
+  const char *driver;
+  VsmUsbInfo *usb;
+
+  iface = g_udev_device_get_parent_with_subsystem (disk, "usb",
+                                                   "usb_interface");
+  if (iface == NULL)
+    return;
+
+  usb = g_new0 (VsmUsbInfo, 1);
+  d->usb = usb;
+
+  /* The driver link of the interface is the authority: the protocol byte
+   * reads the current altsetting and can disagree. */
+  driver = g_udev_device_get_driver (iface);
+  usb->driver = g_strdup (driver);
+  if (g_strcmp0 (driver, "uas") == 0)
+    d->transport = VSM_TRANSPORT_UAS;
+  else if (g_strcmp0 (driver, "usb-storage") == 0 ||
+           (driver != NULL && g_str_has_prefix (driver, "ums")))
+    d->transport = VSM_TRANSPORT_USB_STORAGE;
+  else
+    d->transport = VSM_TRANSPORT_USB_OTHER;
+
+  usbdev = g_udev_device_get_parent_with_subsystem (iface, "usb",
+                                                    "usb_device");
+  if (usbdev != NULL)
+    {
+      usb->vendor_id = attr_string (usbdev, "idVendor");
+      usb->product_id = attr_string (usbdev, "idProduct");
+      usb->serial = attr_string (usbdev, "serial");
+      usb->manufacturer = attr_string (usbdev, "manufacturer");
+      usb->product = attr_string (usbdev, "product");
+      usb->version = attr_string (usbdev, "version");
+      usb->speed_mbps = (guint) attr_u64 (usbdev, "speed");
+    }
+}
+
+static void
+read_transport (VsmDevice *d, GUdevDevice *disk)
+{
+  g_autoptr(GUdevDevice) cur = NULL;
+
+  d->transport = VSM_TRANSPORT_OTHER;
+  read_usb_facts (d, disk);
+  if (d->usb != NULL)
+    return;
+
+  if (g_str_has_prefix (d->disk_name, "loop"))
+    {
+      d->transport = VSM_TRANSPORT_LOOP;
+      return;
+    }
+
+  cur = g_udev_device_get_parent (disk);
+  while (cur != NULL)
+    {
+      const char *subsystem = g_udev_device_get_subsystem (cur);
+      const char *name = g_udev_device_get_name (cur);
+      GUdevDevice *next;
+
+      if (g_strcmp0 (subsystem, "mmc") == 0)
+        d->transport = VSM_TRANSPORT_MMC;
+      else if (g_strcmp0 (subsystem, "nvme") == 0)
+        d->transport = VSM_TRANSPORT_NVME;
+      else if (g_strcmp0 (subsystem, "virtio") == 0)
+        d->transport = VSM_TRANSPORT_VIRTIO;
+      else if (g_strcmp0 (subsystem, "ata_port") == 0 ||
+               (name != NULL && g_str_has_prefix (name, "ata") &&
+                g_ascii_isdigit (name[3])))
+        d->transport = VSM_TRANSPORT_ATA;
+
+      if (d->transport != VSM_TRANSPORT_OTHER)
+        return;
+      next = g_udev_device_get_parent (cur);
+      g_object_unref (cur);
+      cur = next;
+    }
+}
+
+static void
+read_scsi_facts (VsmDevice *d, GUdevClient *client, GUdevDevice *disk)
+{
+  g_autoptr(GUdevDevice) sdev = NULL;
+  g_autoptr(GUdevDevice) iface = NULL;
+  const char *name;
+  const char *colon;
+  guint64 lun;
+
+  d->lun = -1;
+  d->n_luns = 1;
+  sdev = g_udev_device_get_parent_with_subsystem (disk, "scsi", "scsi_device");
+  if (sdev != NULL)
+    {
+      name = g_udev_device_get_name (sdev); /* H:C:T:L */
+      colon = name ? strrchr (name, ':') : NULL;
+      if (colon != NULL && vsm_parse_u64 (colon + 1, &lun) && lun < 256)
+        d->lun = (int) lun;
+      d->vendor = attr_string (sdev, "vendor");
+      d->model = attr_string (sdev, "model");
+    }
+  if (d->vendor == NULL)
+    d->vendor = prop_string (disk, "ID_VENDOR");
+  if (d->model == NULL)
+    d->model = attr_string (disk, "device/model");
+  if (d->model == NULL)
+    d->model = prop_string (disk, "ID_MODEL");
+
+  /* Count the disks behind the same USB interface: a multi-LUN card reader
+   * shows one disk per slot. */
+  iface = g_udev_device_get_parent_with_subsystem (disk, "usb",
+                                                   "usb_interface");
+  if (iface != NULL)
+    {
+      GList *all = g_udev_client_query_by_subsystem (client, "block");
+      const char *iface_path = g_udev_device_get_sysfs_path (iface);
+      guint n = 0;
+
+      for (GList *l = all; l != NULL; l = l->next)
+        {
+          GUdevDevice *other = l->data;
+          if (g_strcmp0 (g_udev_device_get_devtype (other), "disk") == 0 &&
+              g_str_has_prefix (g_udev_device_get_sysfs_path (other),
+                                iface_path))
+            n++;
+        }
+      g_list_free_full (all, g_object_unref);
+      if (n > 1)
+        d->n_luns = n;
+    }
+}
+
+static guint
+count_partitions (GUdevClient *client, GUdevDevice *disk)
+{
+  GList *all = g_udev_client_query_by_subsystem (client, "block");
+  const char *disk_path = g_udev_device_get_sysfs_path (disk);
+  guint n = 0;
+
+  for (GList *l = all; l != NULL; l = l->next)
+    {
+      GUdevDevice *other = l->data;
+      g_autoptr(GUdevDevice) parent = NULL;
+
+      if (g_strcmp0 (g_udev_device_get_devtype (other), "partition") != 0)
+        continue;
+      parent = g_udev_device_get_parent (other);
+      if (parent != NULL &&
+          g_strcmp0 (g_udev_device_get_sysfs_path (parent), disk_path) == 0)
+        n++;
+    }
+  g_list_free_full (all, g_object_unref);
+  return n;
+}
+
+/* Under udev the ID_FS_* properties are there (and replay under umockdev);
+ * otherwise probe the superblock when we may read the node. */
+static void
+read_filesystem (VsmDevice *d, GUdevDevice *dev)
+{
+  blkid_probe pr;
+  const char *v = NULL;
+
+  d->fs_type = prop_string (dev, "ID_FS_TYPE");
+  if (d->fs_type != NULL)
+    {
+      d->fs_label = prop_string (dev, "ID_FS_LABEL");
+      d->fs_uuid = prop_string (dev, "ID_FS_UUID");
+      d->fs_version = prop_string (dev, "ID_FS_VERSION");
+      return;
+    }
+
+  if (d->devnode == NULL || g_getenv ("UMOCKDEV_DIR") != NULL)
+    return;
+
+  pr = blkid_new_probe_from_filename (d->devnode);
+  if (pr == NULL)
+    return;
+  blkid_probe_enable_superblocks (pr, TRUE);
+  blkid_probe_set_superblocks_flags (pr, BLKID_SUBLKS_LABEL |
+                                           BLKID_SUBLKS_UUID |
+                                           BLKID_SUBLKS_TYPE |
+                                           BLKID_SUBLKS_VERSION);
+  blkid_probe_enable_partitions (pr, TRUE);
+  if (blkid_do_safeprobe (pr) == 0)
+    {
+      if (blkid_probe_lookup_value (pr, "TYPE", &v, NULL) == 0)
+        d->fs_type = g_strdup (v);
+      if (blkid_probe_lookup_value (pr, "LABEL", &v, NULL) == 0)
+        d->fs_label = g_strdup (v);
+      if (blkid_probe_lookup_value (pr, "UUID", &v, NULL) == 0)
+        d->fs_uuid = g_strdup (v);
+      if (blkid_probe_lookup_value (pr, "VERSION", &v, NULL) == 0)
+        d->fs_version = g_strdup (v);
+    }
+  blkid_free_probe (pr);
+}
+
+VsmDevice *
+vsm_device_new_from_udev (GUdevClient *client,
+                          GUdevDevice *udev,
+                          const char *spec,
+                          GError **error)
+{
+  g_autoptr(VsmDevice) d = g_new0 (VsmDevice, 1);
+  g_autoptr(GUdevDevice) disk = NULL;
+  const char *devtype = g_udev_device_get_devtype (udev);
+  dev_t devno;
+
+  if (g_strcmp0 (g_udev_device_get_subsystem (udev), "block") != 0)
+    {
+      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
+                   _("%s is not a block device"), spec ? spec : "device");
+      return NULL;
+    }
+
+  d->spec = g_strdup (spec ? spec : g_udev_device_get_device_file (udev));
+  d->devnode = g_strdup (g_udev_device_get_device_file (udev));
+  d->syspath = g_strdup (g_udev_device_get_sysfs_path (udev));
+  d->is_partition = g_strcmp0 (devtype, "partition") == 0;
+
+  if (d->is_partition)
+    disk = g_udev_device_get_parent_with_subsystem (udev, "block", "disk");
+  else if (g_strcmp0 (devtype, "disk") == 0)
+    disk = g_object_ref (udev);
+
+  if (disk == NULL)
+    {
+      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
+                   _("%s: cannot find the whole disk it belongs to"), d->spec);
+      return NULL;
+    }
+
+  d->disk_node = g_strdup (g_udev_device_get_device_file (disk));
+  d->disk_name = g_strdup (g_udev_device_get_name (disk));
+  d->disk_syspath = g_strdup (g_udev_device_get_sysfs_path (disk));
+  devno = g_udev_device_get_device_number (disk);
+  d->disk_major = major (devno);
+  d->disk_minor = minor (devno);
+  if (d->disk_major == 0 && d->disk_minor == 0)
+    {
+      /* umockdev recordings without a dev attribute */
+      const char *dev_attr = g_udev_device_get_sysfs_attr (disk, "dev");
+      guint maj, min;
+      if (dev_attr && sscanf (dev_attr, "%u:%u", &maj, &min) == 2)
+        {
+          d->disk_major = maj;
+          d->disk_minor = min;
+        }
+    }
+  d->bdi = g_strdup_printf ("%u:%u", d->disk_major, d->disk_minor);
+  if (d->disk_node == NULL)
+    d->disk_node = g_strdup_printf ("/dev/%s", d->disk_name);
+  if (d->devnode == NULL)
+    d->devnode = g_strdup (d->disk_node);
+
+  read_transport (d, disk);
+  read_scsi_facts (d, client, disk);
+
+  d->removable = attr_u64 (disk, "removable") != 0;
+  d->rotational = attr_u64 (disk, "queue/rotational") != 0;
+  d->size_bytes = attr_u64 (disk, "size") * 512;
+  d->max_sectors_kb = attr_u64 (disk, "queue/max_sectors_kb");
+  d->max_hw_sectors_kb = attr_u64 (disk, "queue/max_hw_sectors_kb");
+  d->minimum_io_size = attr_u64 (disk, "queue/minimum_io_size");
+  d->optimal_io_size = attr_u64 (disk, "queue/optimal_io_size");
+  d->physical_block_size = attr_u64 (disk, "queue/physical_block_size");
+  d->logical_block_size = attr_u64 (disk, "queue/logical_block_size");
+  d->write_cache = attr_string (disk, "queue/write_cache");
+
+  d->n_partitions = count_partitions (client, disk);
+  read_filesystem (d, udev);
+  d->superfloppy = !d->is_partition && d->fs_type != NULL &&
+                   g_udev_device_get_property (disk, "ID_PART_TABLE_TYPE") == NULL;
+
+  return g_steal_pointer (&d);
+}
+
+VsmDevice *
+vsm_device_new_from_spec (GUdevClient *client, const char *spec, GError **error)
+{
+  g_autoptr(GUdevDevice) dev = resolve_spec (client, spec, error);
+
+  if (dev == NULL)
+    return NULL;
+  return vsm_device_new_from_udev (client, dev, spec, error);
+}

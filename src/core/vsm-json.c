@@ -1,0 +1,340 @@
+/* vsm-json.c - the JSON contract of `vfat-smart ... --json`
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "vsm-json.h"
+
+static void
+member_string (JsonBuilder *b, const char *name, const char *value)
+{
+  json_builder_set_member_name (b, name);
+  if (value)
+    json_builder_add_string_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+member_int (JsonBuilder *b, const char *name, gint64 value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, value);
+}
+
+static void
+member_double (JsonBuilder *b, const char *name, double value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_double_value (b, value);
+}
+
+static void
+member_bool (JsonBuilder *b, const char *name, gboolean value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_boolean_value (b, value);
+}
+
+static void
+member_strings (JsonBuilder *b, const char *name, GPtrArray *strings)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_array (b);
+  for (guint i = 0; strings && i < strings->len; i++)
+    json_builder_add_string_value (b, g_ptr_array_index (strings, i));
+  json_builder_end_array (b);
+}
+
+static void
+add_device (JsonBuilder *b, const VsmDevice *d)
+{
+  member_string (b, "device", d->devnode);
+  member_string (b, "disk", d->disk_node);
+  member_string (b, "bdi", d->bdi);
+  member_bool (b, "partition", d->is_partition);
+  member_string (b, "transport", vsm_transport_to_string (d->transport));
+  member_bool (b, "removable", d->removable);
+  member_bool (b, "rotational", d->rotational);
+  member_int (b, "size_bytes", (gint64) d->size_bytes);
+  member_string (b, "vendor", d->vendor);
+  member_string (b, "model", d->model);
+  member_int (b, "lun", d->lun);
+  member_int (b, "luns", d->n_luns);
+  member_int (b, "partitions", d->n_partitions);
+  member_bool (b, "superfloppy", d->superfloppy);
+
+  json_builder_set_member_name (b, "usb");
+  if (d->usb)
+    {
+      json_builder_begin_object (b);
+      member_string (b, "vendor_id", d->usb->vendor_id);
+      member_string (b, "product_id", d->usb->product_id);
+      member_int (b, "speed_mbps", d->usb->speed_mbps);
+      member_string (b, "serial", d->usb->serial);
+      member_string (b, "version", d->usb->version);
+      member_string (b, "manufacturer", d->usb->manufacturer);
+      member_string (b, "product", d->usb->product);
+      member_string (b, "driver", d->usb->driver);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
+
+  json_builder_set_member_name (b, "queue");
+  json_builder_begin_object (b);
+  member_int (b, "max_sectors_kb", (gint64) d->max_sectors_kb);
+  member_int (b, "max_hw_sectors_kb", (gint64) d->max_hw_sectors_kb);
+  member_int (b, "minimum_io_size", (gint64) d->minimum_io_size);
+  member_int (b, "optimal_io_size", (gint64) d->optimal_io_size);
+  member_int (b, "physical_block_size", (gint64) d->physical_block_size);
+  member_int (b, "logical_block_size", (gint64) d->logical_block_size);
+  member_string (b, "write_cache", d->write_cache);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "filesystem");
+  if (d->fs_type)
+    {
+      json_builder_begin_object (b);
+      member_string (b, "type", d->fs_type);
+      member_string (b, "label", d->fs_label);
+      member_string (b, "uuid", d->fs_uuid);
+      member_string (b, "version", d->fs_version);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
+}
+
+JsonNode *
+vsm_json_classify (const VsmAssessment *a)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  add_device (b, a->device);
+  member_string (b, "class", vsm_class_to_string (a->classification->klass));
+  member_int (b, "confidence", a->classification->confidence);
+  member_strings (b, "reasons", a->classification->reasons);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+static void
+add_kernel (JsonBuilder *b, const VsmKernel *k)
+{
+  json_builder_set_member_name (b, "kernel");
+  json_builder_begin_object (b);
+  member_string (b, "release", k->release);
+  member_strings (b, "bdi_knobs", k->bdi_knobs);
+  member_string (b, "flush_fix", vsm_flush_fix_to_string (k->flush_fix));
+  member_string (b, "flush_fix_reason", k->flush_fix_reason);
+  member_bool (b, "tracefs", k->tracefs);
+  member_bool (b, "debugfs_bdi", k->debugfs_bdi);
+  json_builder_end_object (b);
+}
+
+JsonNode *
+vsm_json_plan (const VsmAssessment *a)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  const VsmPlan *p = a->plan;
+
+  json_builder_begin_object (b);
+  member_string (b, "device", a->device->devnode);
+  member_string (b, "disk", a->device->disk_node);
+  member_string (b, "bdi", a->device->bdi);
+  member_string (b, "class", vsm_class_to_string (p->klass));
+  member_bool (b, "managed", p->managed);
+  member_string (b, "flush_mode", vsm_flush_mode_to_string (p->flush_mode));
+  member_string (b, "filesystem", p->fs_type);
+  member_string (b, "mount_options", p->mount_options);
+  member_string (b, "udisks_defaults", p->udisks_defaults);
+  member_string (b, "udisks_allow", p->udisks_allow);
+  member_int (b, "bandwidth", (gint64) p->bandwidth);
+  member_string (b, "bandwidth_source", p->bandwidth_source);
+  member_int (b, "cap_bytes", (gint64) p->cap_bytes);
+  json_builder_set_member_name (b, "knobs");
+  json_builder_begin_object (b);
+  for (guint i = 0; i < p->knobs->len; i++)
+    {
+      VsmKnob *k = g_ptr_array_index (p->knobs, i);
+      member_string (b, k->name, k->value);
+    }
+  json_builder_end_object (b);
+  add_kernel (b, a->kernel);
+  member_strings (b, "reasons", p->reasons);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+static void
+add_state_fields (JsonBuilder *b, const VsmState *s)
+{
+  member_string (b, "bdi", s->bdi);
+  member_string (b, "disk", s->disk_node);
+  member_string (b, "serial", s->serial);
+  member_string (b, "class", s->class_name);
+  member_string (b, "flush_mode", s->flush_mode);
+  member_string (b, "filesystem", s->fs_type);
+  member_string (b, "mount_options", s->mount_options);
+  member_string (b, "source", s->source);
+  member_int (b, "cap_bytes", (gint64) s->cap_bytes);
+  member_int (b, "bandwidth", (gint64) s->bandwidth);
+  member_int (b, "applied_at_usec", s->applied_at);
+}
+
+JsonNode *
+vsm_json_state (const VsmState *s)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  add_state_fields (b, s);
+  json_builder_set_member_name (b, "knobs");
+  json_builder_begin_object (b);
+  for (guint i = 0; i < s->knobs->len; i++)
+    {
+      VsmKnobRecord *r = g_ptr_array_index (s->knobs, i);
+      json_builder_set_member_name (b, r->name);
+      json_builder_begin_object (b);
+      member_string (b, "before", r->original);
+      member_string (b, "applied", r->applied);
+      member_string (b, "readback", r->readback);
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
+  member_strings (b, "reasons", s->reasons);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+static const char *
+drift_to_string (VsmDrift drift)
+{
+  switch (drift)
+    {
+    case VSM_DRIFT_CHANGED:
+      return "changed";
+    case VSM_DRIFT_GONE:
+      return "gone";
+    case VSM_DRIFT_NONE:
+    default:
+      return "none";
+    }
+}
+
+static void
+add_status_entry (JsonBuilder *b, const VsmStatusEntry *e)
+{
+  json_builder_begin_object (b);
+  add_state_fields (b, e->state);
+  member_bool (b, "present", e->present);
+
+  json_builder_set_member_name (b, "mounts");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < e->mounts->len; i++)
+    {
+      VsmMountInfo *m = g_ptr_array_index (e->mounts, i);
+      json_builder_begin_object (b);
+      member_string (b, "source", m->source);
+      member_string (b, "target", m->target);
+      member_string (b, "fstype", m->fstype);
+      member_string (b, "options", m->options);
+      member_string (b, "user_options", m->user_options);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "knobs");
+  json_builder_begin_object (b);
+  for (guint i = 0; i < e->knobs->len; i++)
+    {
+      VsmKnobStatus *k = g_ptr_array_index (e->knobs, i);
+      json_builder_set_member_name (b, k->record->name);
+      json_builder_begin_object (b);
+      member_string (b, "before", k->record->original);
+      member_string (b, "applied", k->record->applied);
+      member_string (b, "now", k->now);
+      member_string (b, "drift", drift_to_string (k->drift));
+      member_bool (b, "global", k->global);
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "io_since_apply");
+  if (e->io.valid)
+    {
+      json_builder_begin_object (b);
+      member_double (b, "seconds", e->seconds_since_apply);
+      member_int (b, "write_bytes", (gint64) e->io.write_bytes);
+      member_int (b, "write_requests", (gint64) e->io.write_ios);
+      member_double (b, "avg_write_request_bytes", e->io.avg_write_request_bytes);
+      json_builder_set_member_name (b, "flushes");
+      if (e->io.has_flush)
+        json_builder_add_int_value (b, (gint64) e->io.flush_ios);
+      else
+        json_builder_add_null_value (b);
+      member_int (b, "busy_ms", (gint64) e->io.busy_ms);
+      member_double (b, "write_throughput", e->io.write_throughput);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
+
+  json_builder_set_member_name (b, "dirty");
+  if (e->dirty.valid)
+    {
+      json_builder_begin_object (b);
+      member_string (b, "scope", e->dirty.per_device ? "device" : "system");
+      member_int (b, "dirty_bytes", (gint64) e->dirty.dirty_bytes);
+      member_int (b, "writeback_bytes", (gint64) e->dirty.writeback_bytes);
+      json_builder_set_member_name (b, "kernel_bandwidth");
+      if (e->dirty.per_device && e->dirty.bandwidth > 0)
+        json_builder_add_int_value (b, (gint64) e->dirty.bandwidth);
+      else
+        json_builder_add_null_value (b);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
+
+  member_int (b, "at_risk_bytes", (gint64) e->at_risk_bytes);
+  json_builder_set_member_name (b, "seconds_to_safe");
+  if (e->safe_bandwidth > 0)
+    json_builder_add_double_value (b, e->seconds_to_safe);
+  else
+    json_builder_add_null_value (b);
+  member_string (b, "seconds_to_safe_basis", e->safe_bandwidth_source);
+  member_string (b, "safety", e->safety_note);
+  member_strings (b, "reasons", e->state->reasons);
+  json_builder_end_object (b);
+}
+
+JsonNode *
+vsm_json_status (GPtrArray *entries, const VsmKernel *kernel)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  if (kernel)
+    add_kernel (b, kernel);
+  json_builder_set_member_name (b, "devices");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < entries->len; i++)
+    add_status_entry (b, g_ptr_array_index (entries, i));
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+char *
+vsm_json_to_string (JsonNode *node)
+{
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+
+  json_generator_set_pretty (gen, TRUE);
+  json_generator_set_root (gen, node);
+  return json_generator_to_data (gen, NULL);
+}

@@ -1,0 +1,19 @@
+/* vsm-json.h - the JSON contract of `vfat-smart ... --json`
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include "vsm-manager.h"
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+JsonNode *vsm_json_classify (const VsmAssessment *a);
+JsonNode *vsm_json_plan (const VsmAssessment *a);
+JsonNode *vsm_json_state (const VsmState *s);
+JsonNode *vsm_json_status (GPtrArray *entries, const VsmKernel *kernel);
+char *vsm_json_to_string (JsonNode *node);
+
+G_END_DECLS

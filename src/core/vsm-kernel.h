@@ -1,0 +1,45 @@
+/* vsm-kernel.h - what the running kernel can do
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  VSM_FLUSH_FIX_UNKNOWN,
+  VSM_FLUSH_FIX_PRESENT,
+  VSM_FLUSH_FIX_ABSENT,
+} VsmFlushFix;
+
+const char *vsm_flush_fix_to_string (VsmFlushFix fix);
+
+/* Written into the patched fat module as MODULE_VERSION by the project's
+ * out-of-tree build (kernel/), so it shows in /sys/module/fat/version. */
+#define VSM_FLUSH_FIX_MARKER "vfat-smart-flushfix"
+
+typedef struct {
+  char *release;            /* uname -r */
+  GPtrArray *bdi_knobs;     /* names of the writable BDI attributes found */
+  gboolean has_strict_limit;
+  gboolean has_max_bytes;
+  gboolean has_ratio_fine;
+  VsmFlushFix flush_fix;
+  char *flush_fix_reason;
+  gboolean tracefs;         /* a tracefs mount we can use */
+  char *tracefs_path;
+  gboolean debugfs_bdi;     /* debugfs bdi/ stats readable */
+} VsmKernel;
+
+void vsm_kernel_free (VsmKernel *k);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmKernel, vsm_kernel_free)
+
+/* bdi: "MAJ:MIN" whose knobs to list, or NULL for any BDI on the system.
+ * override: the policy's kernel-flush-fix setting (UNKNOWN means auto). */
+VsmKernel *vsm_kernel_probe (const char *bdi, VsmFlushFix override);
+
+gboolean vsm_kernel_has_knob (const VsmKernel *k, const char *name);
+
+G_END_DECLS

@@ -1,0 +1,29 @@
+/* vsm-mount.h - mounts through libmount
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+#include <gudev/gudev.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char *source;
+  char *target;
+  char *fstype;
+  char *options;      /* VFS and filesystem options as the kernel shows them */
+  char *user_options; /* from utab: uhelper=, x-* */
+} VsmMountInfo;
+
+void vsm_mount_info_free (VsmMountInfo *m);
+
+/* Mounts of the disk at disk_syspath or any of its partitions. */
+GPtrArray *vsm_mounts_for_disk (GUdevClient *client, const char *disk_syspath);
+
+/* Merges options: every option in wins replaces one of the same name in
+ * base; "flush", "sync" and "async" replace each other's opposite. */
+char *vsm_options_merge (const char *base, const char *wins);
+
+G_END_DECLS

@@ -1,0 +1,50 @@
+/* vsm-plan.h - (facts, class, policy, kernel) -> mount options + knobs (pure)
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include "vsm-classify.h"
+#include "vsm-device.h"
+#include "vsm-kernel.h"
+#include "vsm-policy.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char *name;  /* a BDI attribute ("strict_limit") or "vm.NAME" */
+  char *value; /* as written */
+} VsmKnob;
+
+typedef struct {
+  VsmClass klass;
+  gboolean managed;        /* FALSE: vfat-smart leaves the device alone */
+  VsmFlushMode flush_mode; /* never AUTO */
+  char *fs_type;           /* "vfat", "exfat", or NULL when not FAT */
+  char *mount_options;     /* for mount -o; NULL when not FAT */
+  char *udisks_defaults;   /* UDISKS_MOUNT_OPTIONS_<FS>_DEFAULTS */
+  char *udisks_allow;      /* UDISKS_MOUNT_OPTIONS_<FS>_ALLOW */
+  guint64 bandwidth;       /* bytes/s the cap was computed from */
+  char *bandwidth_source;
+  guint64 cap_bytes;       /* 0 without a cap */
+  GPtrArray *knobs;        /* VsmKnob*, in the order to write them */
+  GPtrArray *reasons;      /* char* */
+} VsmPlan;
+
+void vsm_plan_free (VsmPlan *plan);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmPlan, vsm_plan_free)
+
+/* measured_bandwidth: bytes/s observed for this device, or 0. */
+VsmPlan *vsm_plan_compute (const VsmDevice *device,
+                           const VsmClassification *classification,
+                           const VsmPolicy *policy,
+                           const VsmKernel *kernel,
+                           guint64 measured_bandwidth);
+
+const char *vsm_plan_get_knob (const VsmPlan *plan, const char *name);
+
+/* udisks' built-in defaults (udisks 2.9-2.11), without uid/gid */
+#define VSM_VFAT_BASE_OPTIONS "shortname=mixed,utf8=1,showexec"
+#define VSM_EXFAT_BASE_OPTIONS "iocharset=utf8,errors=remount-ro"
+
+G_END_DECLS

@@ -1,0 +1,81 @@
+/* vsm-state.h - what vfat-smart applied, with the original values
+ *
+ * One key file per managed disk, /run/vfat-smart/MAJ-MIN.state, and one
+ * for the system-wide vm.* knobs, global.state, shared by its owners.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char *name;          /* "max_bytes", "vm.dirty_bytes" */
+  char *path;          /* where it was written */
+  char *original;      /* read before the first write */
+  char *applied;       /* what was written */
+  char *readback;      /* read right after writing */
+  char *restore_path;  /* what restore writes, and where */
+  char *restore_value;
+} VsmKnobRecord;
+
+void vsm_knob_record_free (VsmKnobRecord *r);
+VsmKnobRecord *vsm_knob_record_copy (const VsmKnobRecord *r);
+
+typedef struct {
+  char *bdi;            /* "8:16" */
+  char *disk_node;
+  char *disk_name;
+  char *disk_syspath;
+  char *serial;
+  char *class_name;
+  char *flush_mode;
+  char *fs_type;
+  char *mount_options;
+  char *source;         /* "cli", "udev", "mount" */
+  guint64 cap_bytes;
+  guint64 bandwidth;
+  gint64 applied_at;    /* g_get_real_time () */
+  gint64 updated_at;
+  char *baseline_stat;  /* /sys/block/DISK/stat at the first apply */
+  GPtrArray *knobs;     /* VsmKnobRecord*, in the order written */
+  GPtrArray *reasons;   /* char* */
+} VsmState;
+
+void vsm_state_free (VsmState *state);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmState, vsm_state_free)
+
+VsmState *vsm_state_new (const char *bdi);
+
+/* $VFAT_SMART_STATE_DIR, else /run/vfat-smart */
+const char *vsm_state_dir (void);
+
+/* Creates the state directory (0755, owned by us, not a symlink) and takes
+ * an exclusive lock on it; returns the lock fd, or -1 with error. */
+int vsm_state_lock (GError **error);
+void vsm_state_unlock (int fd);
+
+VsmState *vsm_state_load (const char *bdi, GError **error);
+gboolean vsm_state_save (const VsmState *state, GError **error);
+gboolean vsm_state_remove (const char *bdi, GError **error);
+/* every managed disk, sorted by bdi; NULL with error when unreadable */
+GPtrArray *vsm_state_list (GError **error);
+
+/* The system-wide knobs, with the disks that rely on them. */
+typedef struct {
+  GPtrArray *knobs;  /* VsmKnobRecord* */
+  GPtrArray *owners; /* char* bdi */
+} VsmGlobalState;
+
+void vsm_global_state_free (VsmGlobalState *g);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmGlobalState, vsm_global_state_free)
+VsmGlobalState *vsm_global_state_load (GError **error); /* empty when absent */
+gboolean vsm_global_state_save (const VsmGlobalState *g, GError **error);
+
+/* parsing is separate so that tests can feed garbage */
+VsmState *vsm_state_from_data (const char *data, gsize len, GError **error);
+char *vsm_state_to_data (const VsmState *state, gsize *len);
+
+G_END_DECLS

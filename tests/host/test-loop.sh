@@ -1,0 +1,147 @@
+#!/bin/bash
+# Host integration: vfat-smart on a real loop device of the running kernel
+# (every BDI knob exists on Linux >= 6.2). Needs root; prints TAP.
+#
+# usage: test-loop.sh VFAT_SMART_BINARY SCHEMA_DIR
+set -uo pipefail
+export LC_ALL=C.UTF-8
+
+VS=$1
+SCHEMAS=$2
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
+json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+
+if [ "$(id -u)" != 0 ]; then
+  echo "1..0 # SKIP needs root for loop devices and BDI knobs (CI runs as root)"
+  exit 77
+fi
+
+work=$(mktemp -d)
+loop=
+mnt=
+made_node=
+cleanup() {
+  [ -n "$mnt" ] && umount "$mnt" 2>/dev/null
+  [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
+  [ -n "$made_node" ] && rm -f "$made_node"
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+export VFAT_SMART_STATE_DIR=$work/state
+export GSETTINGS_SCHEMA_DIR=$SCHEMAS
+export GSETTINGS_BACKEND=keyfile
+export XDG_CONFIG_HOME=$work/config
+mkdir -p "$XDG_CONFIG_HOME/glib-2.0/settings"
+keyfile=$XDG_CONFIG_HOME/glib-2.0/settings/keyfile
+
+# a partitioned image: the FS on loopNp1, the knobs on loopN
+truncate -s 64M "$work/img"
+echo 'type=c' | sfdisk -q "$work/img" >/dev/null
+loop=$(losetup -f --show -P "$work/img")
+part=${loop}p1
+for _ in 1 2 3 4 5; do [ -b "$part" ] && break; sleep 0.2; done
+[ -b "$part" ] || partx -a "$loop" 2>/dev/null   # the partition scan can miss here
+for _ in 1 2 3 4 5; do [ -b "$part" ] && break; sleep 0.2; done
+made_node=
+if [ ! -b "$part" ]; then
+  # no udevd and no devtmpfs here: make the node the kernel announced
+  IFS=: read -r pmaj pmin < /sys/block/"${loop#/dev/}"/"${part#/dev/}"/dev
+  mknod "$part" b "$pmaj" "$pmin" && made_node=$part
+fi
+mkfs.vfat -n LOOPTEST "$part" >/dev/null
+bdi=$(cat /sys/block/"${loop#/dev/}"/dev)
+knob() { cat /sys/class/bdi/"$bdi"/"$1"; }
+orig_strict=$(knob strict_limit)
+orig_ratio=$(knob max_ratio_fine)
+
+echo "1..28"
+
+# --- classify / plan: the partition resolves to its disk
+out=$("$VS" classify --json "$part")
+check "classify exits 0 on a partition" [ $? = 0 ]
+check "classify: transport loop, class internal" [ "$(echo "$out" | json 'd["transport"], d["class"]')" = "loop internal" ]
+check "classify: disk and bdi of the partition" [ "$(echo "$out" | json 'd["disk"], d["bdi"]')" = "$loop $bdi" ]
+check "classify: filesystem from libblkid" [ "$(echo "$out" | json 'd["filesystem"]["type"], d["filesystem"]["label"]')" = "vfat LOOPTEST" ]
+out=$("$VS" plan --json "$part")
+check "plan: an internal disk is left alone" [ "$(echo "$out" | json 'd["managed"], d["knobs"]')" = "False {}" ]
+
+out=$("$VS" plan --json --class usb-stick "$part")
+cap=$(echo "$out" | json 'd["knobs"]["max_bytes"]')
+check "plan --class usb-stick: dirty-cap with max_bytes and strict_limit" \
+  [ "$(echo "$out" | json 'd["flush_mode"], d["knobs"]["strict_limit"]')" = "dirty-cap 1" ]
+check "plan: mount options drop flush" [ "$(echo "$out" | json 'd["mount_options"]')" = "shortname=mixed,utf8=1,showexec" ]
+
+# --- apply, verify, idempotent, status, drift, restore
+"$VS" apply --class usb-stick "$part" >/dev/null
+check "apply exits 0" [ $? = 0 ]
+check "apply: strict_limit is 1" [ "$(knob strict_limit)" = 1 ]
+check "apply: max_bytes is the plan's cap (within 5%)" \
+  python3 -c "import sys; a,b=int('$cap'),int('$(knob max_bytes)'); sys.exit(abs(a-b) > a/20)"
+first=$(grep -E '^(original|restore-value)=' "$VFAT_SMART_STATE_DIR"/*.state)
+"$VS" apply --class usb-stick "$part" >/dev/null
+second=$(grep -E '^(original|restore-value)=' "$VFAT_SMART_STATE_DIR"/*.state)
+check "apply twice keeps the first originals" [ "$first" = "$second" ]
+check "apply twice leaves the knobs as they were" [ "$(knob strict_limit)" = 1 ]
+
+out=$("$VS" status --json)
+check "status lists the disk" [ "$(echo "$out" | json 'd["devices"][0]["bdi"]')" = "$bdi" ]
+check "status: knob before/applied/now, no drift" \
+  [ "$(echo "$out" | json 'd["devices"][0]["knobs"]["strict_limit"]["before"], d["devices"][0]["knobs"]["strict_limit"]["now"], d["devices"][0]["knobs"]["strict_limit"]["drift"]')" = "$orig_strict 1 none" ]
+dd if=/dev/urandom of="$loop" bs=1M count=4 seek=40 oflag=direct status=none
+out=$("$VS" status --json "$part")
+check "status: I/O since apply counts the 4 MiB written" \
+  [ "$(echo "$out" | json 'd["devices"][0]["io_since_apply"]["write_bytes"] >= 4*1024*1024')" = True ]
+echo 0 > /sys/class/bdi/"$bdi"/strict_limit
+out=$("$VS" status --json "$part")
+check "status flags a knob someone else changed" \
+  [ "$(echo "$out" | json 'd["devices"][0]["knobs"]["strict_limit"]["drift"]')" = changed ]
+"$VS" status "$part" | grep -q 'CHANGED' ; check "human status says CHANGED" [ $? = 0 ]
+
+"$VS" restore "$part" >/dev/null
+check "restore exits 0" [ $? = 0 ]
+check "restore: strict_limit and max_ratio_fine back" [ "$(knob strict_limit) $(knob max_ratio_fine)" = "$orig_strict $orig_ratio" ]
+check "restore: state removed" [ -z "$(ls "$VFAT_SMART_STATE_DIR"/*.state 2>/dev/null)" ]
+"$VS" status "$part" >/dev/null; rc=$?
+check "status of an unmanaged disk exits 8" [ $rc = 8 ]
+
+# --- failure in the middle: the second write fails, the first is undone
+VFAT_SMART_FAIL_WRITE=2 "$VS" apply --class usb-stick "$part" 2>"$work/err"; rc=$?
+check "injected failure on the 2nd write: exit 6" [ $rc = 6 ]
+check "... and every knob is back, nothing recorded" \
+  [ "$(knob strict_limit) $(knob max_ratio_fine) $(ls "$VFAT_SMART_STATE_DIR"/*.state 2>/dev/null)" = "$orig_strict $orig_ratio " ]
+
+# --- a real kernel refusal: a cap above the dirty threshold is EINVAL
+cat > "$keyfile" <<KF
+[org/vfatsmart]
+class-bandwidth={'usb-stick': uint64 10000000000}
+max-dirty-seconds=60.0
+dirty-cap-max-bytes=uint64 17179869184
+KF
+"$VS" apply --class usb-stick "$part" 2>"$work/err"; rc=$?
+check "max_bytes above the threshold: kernel says EINVAL, exit 6, one message" \
+  [ $rc = 6 -a "$(wc -l < "$work/err")" = 1 ]
+check "... nothing changed" [ "$(knob strict_limit) $(knob max_ratio_fine)" = "$orig_strict $orig_ratio" ]
+rm -f "$keyfile"
+
+# --- bad input and no root
+"$VS" classify /nonexistent 2>/dev/null; rc1=$?
+"$VS" classify /etc/passwd 2>/dev/null; rc2=$?
+"$VS" classify 2>/dev/null; rc3=$?
+"$VS" plan --class floppy "$part" 2>/dev/null; rc4=$?
+check "bad input: no device 3, not a block device 3, usage 2, bad class 2" [ "$rc1 $rc2 $rc3 $rc4" = "3 3 2 2" ]
+env -u VFAT_SMART_STATE_DIR setpriv --reuid=65534 --regid=65534 --clear-groups \
+  "$VS" apply --class usb-stick "$part" 2>"$work/err"; rc=$?
+check "apply as non-root: exit 5 with a clear message" [ $rc = 5 ] && grep -q 'needs root' "$work/err"
+
+# --- a mount point resolves to its device (ext4: the host kernel has no vfat)
+mkfs.ext4 -q -F "$part" && mnt=$work/mnt && mkdir -p "$mnt" && mount "$part" "$mnt"
+out=$("$VS" classify --json "$mnt")
+check "classify MOUNTPOINT resolves to the partition" [ "$(echo "$out" | json 'd["device"]')" = "$part" ]
+
+echo "# $failed of $n failed"
+[ $failed = 0 ]

@@ -1,0 +1,401 @@
+/* test-parsers.c - every parser on real, truncated, empty and garbage input
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "vsm-manager.h"
+#include "vsm-util.h"
+
+#define G_SETTINGS_ENABLE_BACKEND
+#include <gio/gsettingsbackend.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* /sys/block/sdb/stat after a 256 MiB copy, Linux 6.12 (17 fields) */
+static const char stat_612[] =
+  "     189        0     9746      120     2115    61293   524616   183745        0    65240   183866        0        0        0        0       13       12\n";
+static const char stat_61_before[] =
+  "     189        0     9746      120       15        0      120       40        0       30      160        0        0        0        0        2        1\n";
+static const char stat_11[] = "1 2 3 4 5 6 7 8 9 10 11";
+
+static void
+test_disk_stat (void)
+{
+  VsmDiskStat a, b;
+  VsmIoDelta d;
+
+  g_assert_true (vsm_disk_stat_parse (stat_612, &b));
+  g_assert_cmpuint (b.n_fields, ==, 17);
+  g_assert_cmpuint (b.field[4], ==, 2115);
+  g_assert_cmpuint (b.field[15], ==, 13);
+  g_assert_true (vsm_disk_stat_parse (stat_61_before, &a));
+
+  vsm_disk_stat_delta (&a, &b, &d);
+  g_assert_true (d.valid);
+  g_assert_true (d.has_flush);
+  g_assert_cmpuint (d.write_ios, ==, 2100);
+  g_assert_cmpuint (d.write_bytes, ==, (524616 - 120) * 512);
+  g_assert_cmpuint (d.flush_ios, ==, 11);
+  g_assert_cmpuint (d.busy_ms, ==, 65210);
+  g_assert_cmpfloat_with_epsilon (d.avg_write_request_bytes, (524496.0 * 512) / 2100, 0.01);
+
+  /* counters going backwards: another device got the same name */
+  vsm_disk_stat_delta (&b, &a, &d);
+  g_assert_false (d.valid);
+
+  /* 11 fields (old kernels): parsed, no flush count */
+  g_assert_true (vsm_disk_stat_parse (stat_11, &a));
+  g_assert_cmpuint (a.n_fields, ==, 11);
+  vsm_disk_stat_delta (&a, &a, &d);
+  g_assert_true (d.valid);
+  g_assert_false (d.has_flush);
+
+  g_assert_false (vsm_disk_stat_parse ("", &a));
+  g_assert_false (vsm_disk_stat_parse (NULL, &a));
+  g_assert_false (vsm_disk_stat_parse ("1 2 3 4 5 6 7 8 9 10", &a));   /* truncated */
+  g_assert_false (vsm_disk_stat_parse ("1 2 3 x 5 6 7 8 9 10 11", &a)); /* garbage */
+  g_assert_false (vsm_disk_stat_parse ("1 2 3 -4 5 6 7 8 9 10 11", &a));
+  g_assert_false (vsm_disk_stat_parse ("1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18", &a));
+  g_assert_false (vsm_disk_stat_parse ("99999999999999999999999 2 3 4 5 6 7 8 9 10 11", &a));
+}
+
+/* debugfs bdi/8:16/stats, Linux 6.12 */
+static const char bdi_stats_612[] =
+  "BdiWriteback:            12288 kB\n"
+  "BdiReclaimable:          26624 kB\n"
+  "BdiDirtyThresh:          38912 kB\n"
+  "DirtyThresh:            409600 kB\n"
+  "BackgroundThresh:        65536 kB\n"
+  "BdiDirtied:             262144 kB\n"
+  "BdiWritten:             223232 kB\n"
+  "BdiWriteBandwidth:       15360 kBps\n"
+  "b_dirty:                     1\n"
+  "b_io:                        0\n"
+  "b_more_io:                   0\n"
+  "b_dirty_time:                0\n"
+  "bdi_list:                    1\n"
+  "state:                       1\n";
+
+static void
+test_bdi_stats (void)
+{
+  VsmDirtyInfo info;
+
+  g_assert_true (vsm_bdi_stats_parse (bdi_stats_612, &info));
+  g_assert_true (info.per_device);
+  g_assert_cmpuint (info.dirty_bytes, ==, 26624 * 1024);
+  g_assert_cmpuint (info.writeback_bytes, ==, 12288 * 1024);
+  g_assert_cmpuint (info.bdi_thresh_bytes, ==, 38912 * 1024);
+  g_assert_cmpuint (info.bandwidth, ==, 15360 * 1024);
+
+  g_assert_false (vsm_bdi_stats_parse ("", &info));
+  g_assert_false (vsm_bdi_stats_parse (NULL, &info));
+  g_assert_false (vsm_bdi_stats_parse ("BdiWriteback:  12 kB\n", &info)); /* truncated */
+  g_assert_false (vsm_bdi_stats_parse ("BdiWriteback: x kB\nBdiReclaimable: y kB\n", &info));
+  g_assert_false (vsm_bdi_stats_parse ("\x01\x02garbage:::\n::\n", &info));
+}
+
+static void
+test_meminfo (void)
+{
+  VsmDirtyInfo info;
+  g_autofree char *real = NULL;
+
+  g_assert_true (vsm_meminfo_parse ("MemTotal:       24542684 kB\nDirty:              2048 kB\n"
+                                    "Writeback:            16 kB\nWritebackTmp:          0 kB\n",
+                                    &info));
+  g_assert_false (info.per_device);
+  g_assert_cmpuint (info.dirty_bytes, ==, 2048 * 1024);
+  g_assert_cmpuint (info.writeback_bytes, ==, 16 * 1024);
+  g_assert_false (vsm_meminfo_parse ("MemTotal: 1 kB\n", &info));
+  g_assert_false (vsm_meminfo_parse ("", &info));
+
+  /* this machine's own */
+  g_assert_true (g_file_get_contents ("/proc/meminfo", &real, NULL, NULL));
+  g_assert_true (vsm_meminfo_parse (real, &info));
+}
+
+static VsmState *
+sample_state (void)
+{
+  VsmState *s = vsm_state_new ("8:16");
+  VsmKnobRecord *r = g_new0 (VsmKnobRecord, 1);
+
+  s->disk_node = g_strdup ("/dev/sdb");
+  s->disk_name = g_strdup ("sdb");
+  s->class_name = g_strdup ("usb-stick");
+  s->flush_mode = g_strdup ("dirty-cap");
+  s->cap_bytes = 39845888;
+  s->applied_at = 1700000000000000;
+  g_ptr_array_add (s->reasons, g_strdup ("a; reason with\nnewline and ; semicolons"));
+  r->name = g_strdup ("max_bytes");
+  r->path = g_strdup ("/sys/class/bdi/8:16/max_bytes");
+  r->original = g_strdup ("4804816896");
+  r->applied = g_strdup ("39845888");
+  r->readback = g_strdup ("39841541");
+  r->restore_path = g_strdup ("/sys/class/bdi/8:16/max_ratio_fine");
+  r->restore_value = g_strdup ("1000000");
+  g_ptr_array_add (s->knobs, r);
+  return s;
+}
+
+static void
+test_state_roundtrip (void)
+{
+  g_autoptr(VsmState) s = sample_state ();
+  g_autoptr(VsmState) back = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL;
+  gsize len;
+  VsmKnobRecord *r;
+
+  data = vsm_state_to_data (s, &len);
+  back = vsm_state_from_data (data, len, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (back->bdi, ==, "8:16");
+  g_assert_cmpuint (back->cap_bytes, ==, 39845888);
+  g_assert_cmpint (back->applied_at, ==, 1700000000000000);
+  g_assert_cmpstr (g_ptr_array_index (back->reasons, 0), ==, "a; reason with\nnewline and ; semicolons");
+  g_assert_cmpuint (back->knobs->len, ==, 1);
+  r = g_ptr_array_index (back->knobs, 0);
+  g_assert_cmpstr (r->restore_path, ==, "/sys/class/bdi/8:16/max_ratio_fine");
+  g_assert_cmpstr (r->restore_value, ==, "1000000");
+}
+
+static void
+test_state_garbage (void)
+{
+  static const char *const bad[] = {
+    "",
+    "garbage\x01\x02",
+    "[disk]\n",                                  /* no bdi */
+    "[disk]\nbdi=../../etc\n",                   /* bad bdi */
+    "[disk]\nbdi=8:16x\n",
+    "[disk]\nbdi=8:16\nknobs=max_bytes;\n",      /* knob without group */
+    "[disk]\nbdi=8:16\nknobs=x;\n[knob x]\npath=/etc/shadow\nrestore-path=/etc/shadow\nrestore-value=0\n",
+    "[disk]\nbdi=8:16\nknobs=x;\n[knob x]\npath=/sys/class/bdi/8:16/../../../etc/x\n"
+    "restore-path=/sys/class/bdi/8:16/x\nrestore-value=0\n",
+    "[disk]\nbdi=8:16\nknobs=x;\n[knob x]\npath=/sys/class/bdi/8:16/x\n"
+    "restore-path=/sys/class/bdi/8:16/x\n",      /* no restore value */
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(VsmState) s = vsm_state_from_data (bad[i], strlen (bad[i]), &error);
+      g_assert_null (s);
+      g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+    }
+}
+
+static void
+test_state_files (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("vsm-state-XXXXXX", NULL);
+  g_autofree char *link = NULL, *victim = NULL;
+  g_autoptr(VsmState) s = sample_state ();
+  g_autoptr(VsmState) loaded = NULL;
+  g_autoptr(GPtrArray) all = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_setenv ("VFAT_SMART_STATE_DIR", dir, TRUE);
+  g_assert_true (vsm_state_save (s, &error));
+  g_assert_no_error (error);
+  loaded = vsm_state_load ("8:16", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (loaded->disk_node, ==, "/dev/sdb");
+  all = vsm_state_list (&error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (all->len, ==, 1);
+
+  /* not managed */
+  g_assert_null (vsm_state_load ("8:32", &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED);
+  g_clear_error (&error);
+
+  /* a symlink planted as a state file is not followed */
+  victim = g_build_filename (dir, "victim", NULL);
+  g_assert_true (g_file_set_contents (victim, "[disk]\nbdi=8:32\n", -1, NULL));
+  link = g_build_filename (dir, "8-32.state", NULL);
+  g_assert_cmpint (symlink (victim, link), ==, 0);
+  g_assert_null (vsm_state_load ("8:32", &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+  g_clear_error (&error);
+
+  g_assert_true (vsm_state_remove ("8:16", &error));
+  g_assert_true (vsm_state_remove ("8:16", &error)); /* idempotent */
+  g_assert_null (vsm_state_load ("8:16", &error));
+  g_clear_error (&error);
+  g_unlink (link);
+  g_unlink (victim);
+  g_rmdir (dir);
+  g_unsetenv ("VFAT_SMART_STATE_DIR");
+}
+
+static void
+test_options_merge (void)
+{
+  static const struct {
+    const char *base, *wins, *expect;
+  } cases[] = {
+    { "shortname=mixed,utf8=1,showexec", NULL, "shortname=mixed,utf8=1,showexec" },
+    { "shortname=mixed,utf8=1,showexec", "", "shortname=mixed,utf8=1,showexec" },
+    { "shortname=mixed,utf8=1,showexec", "uid=1000", "shortname=mixed,utf8=1,showexec,uid=1000" },
+    { "shortname=mixed,utf8=1,showexec", "shortname=lower", "utf8=1,showexec,shortname=lower" },
+    { "shortname=mixed,showexec", "flush", "shortname=mixed,showexec,flush" },
+    { "shortname=mixed,showexec,flush", "noflush", "shortname=mixed,showexec" },
+    { "showexec,sync", "async", "showexec,async" },
+    { "showexec,async", "sync", "showexec,sync" },
+    { "showexec", "x-gvfs-show,uid=1,gid=2", "showexec,x-gvfs-show,uid=1,gid=2" },
+    { "", "ro", "ro" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *r = vsm_options_merge (cases[i].base, cases[i].wins);
+      g_assert_cmpstr (r, ==, cases[i].expect);
+    }
+}
+
+static void
+test_policy_validation (void)
+{
+  g_autoptr(VsmPolicy) p = vsm_policy_new_default ();
+  g_autoptr(GVariant) modes = NULL, bw = NULL;
+
+  g_assert_true (vsm_policy_set (p, "flush-mode", g_variant_new_string ("dirty-cap")));
+  g_assert_cmpint (p->flush_mode, ==, VSM_FLUSH_MODE_DIRTY_CAP);
+  g_assert_false (vsm_policy_set (p, "flush-mode", g_variant_new_string ("turbo")));
+  g_assert_cmpint (p->flush_mode, ==, VSM_FLUSH_MODE_DIRTY_CAP);
+  g_assert_false (vsm_policy_set (p, "flush-mode", g_variant_new_int32 (3)));
+  g_assert_false (vsm_policy_set (p, "max-dirty-seconds", g_variant_new_double (0.0)));
+  g_assert_false (vsm_policy_set (p, "max-dirty-seconds", g_variant_new_double (1.0 / 0.0)));
+  g_assert_cmpfloat (p->max_dirty_seconds, ==, 2.0);
+  g_assert_true (vsm_policy_set (p, "max-dirty-seconds", g_variant_new_double (1.5)));
+  g_assert_false (vsm_policy_set (p, "dirty-cap-max-bytes", g_variant_new_uint64 (1)));
+  g_assert_false (vsm_policy_set (p, "enabled", NULL));
+  g_assert_false (vsm_policy_set (p, "no-such-key", g_variant_new_boolean (TRUE)));
+
+  modes = g_variant_ref_sink (g_variant_new_parsed ("{'usb-hdd': 'kernel-flush', 'internal': 'off', "
+                                                    "'floppy': 'off', 'usb-ssd': 'warp'}"));
+  g_assert_false (vsm_policy_set (p, "class-flush-modes", modes));
+  g_assert_cmpint (p->class_mode[VSM_CLASS_USB_HDD], ==, VSM_FLUSH_MODE_KERNEL_FLUSH);
+  g_assert_cmpint (p->class_mode[VSM_CLASS_INTERNAL], ==, VSM_FLUSH_MODE_AUTO);
+  g_assert_cmpint (p->class_mode[VSM_CLASS_USB_SSD], ==, VSM_FLUSH_MODE_AUTO);
+
+  bw = g_variant_ref_sink (g_variant_new_parsed ("{'usb-stick': @t 12000000, 'card-reader': @t 5}"));
+  g_assert_false (vsm_policy_set (p, "class-bandwidth", bw));
+  g_assert_cmpuint (p->class_bandwidth[VSM_CLASS_USB_STICK], ==, 12000000);
+  g_assert_cmpuint (p->class_bandwidth[VSM_CLASS_CARD_READER], ==, 0);
+
+  p->cap_min_bytes = 512 * 1024 * 1024;
+  vsm_policy_validate (p);
+  g_assert_cmpuint (p->cap_min_bytes, ==, p->cap_max_bytes);
+  g_assert_cmpuint (p->problems->len, >=, 9);
+}
+
+/* GSettings with the project's compiled schema and the memory backend */
+static void
+test_policy_gsettings (void)
+{
+  g_autoptr(GSettingsSchemaSource) src = NULL;
+  g_autoptr(GSettingsSchema) schema = NULL;
+  g_autoptr(GSettings) settings = NULL;
+  g_autoptr(GSettingsBackend) backend = g_memory_settings_backend_new ();
+  g_autoptr(VsmPolicy) p = NULL;
+  g_autoptr(GError) error = NULL;
+
+  src = g_settings_schema_source_new_from_directory (SCHEMA_DIR, NULL, TRUE, &error);
+  g_assert_no_error (error);
+  schema = g_settings_schema_source_lookup (src, VSM_SCHEMA_ID, FALSE);
+  g_assert_nonnull (schema);
+  settings = g_settings_new_full (schema, backend, NULL);
+
+  p = vsm_policy_load_from_settings (settings);
+  g_assert_cmpuint (p->problems->len, ==, 0);
+  g_assert_true (p->enabled);
+  g_assert_cmpint (p->flush_mode, ==, VSM_FLUSH_MODE_AUTO);
+  g_assert_cmpuint (p->cap_max_bytes, ==, 256 * 1024 * 1024);
+  g_clear_pointer (&p, vsm_policy_free);
+
+  g_assert_true (g_settings_set_string (settings, "flush-mode", "sync"));
+  g_assert_true (g_settings_set_value (settings, "class-flush-modes",
+                                       g_variant_new_parsed ("{'nonsense': 'off'}")));
+  /* the schema's range refuses this before it is stored */
+  {
+    g_autoptr(GSettingsSchemaKey) key = g_settings_schema_get_key (schema, "max-dirty-seconds");
+    g_autoptr(GVariant) v = g_variant_ref_sink (g_variant_new_double (99));
+    g_assert_false (g_settings_schema_key_range_check (key, v));
+  }
+  p = vsm_policy_load_from_settings (settings);
+  g_assert_cmpint (p->flush_mode, ==, VSM_FLUSH_MODE_SYNC);
+  g_assert_cmpuint (p->problems->len, ==, 1);
+}
+
+static void
+test_sanitize (void)
+{
+  g_autofree char *a = vsm_sanitize_for_display ("LABEL\n\x1b[31mred");
+  g_autofree char *b = vsm_sanitize_for_display ("Müll");
+  g_autofree char *c = vsm_sanitize_for_display ("\xff\xfe");
+
+  g_assert_cmpstr (a, ==, "LABEL??[31mred");
+  g_assert_cmpstr (b, ==, "Müll");
+  g_assert_true (g_utf8_validate (c, -1, NULL));
+  g_assert_null (vsm_sanitize_for_display (NULL));
+}
+
+static void
+test_numbers (void)
+{
+  guint64 v;
+  gint64 s;
+
+  g_assert_true (vsm_parse_u64 ("0", &v));
+  g_assert_true (vsm_parse_u64 ("18446744073709551615", &v));
+  g_assert_false (vsm_parse_u64 ("18446744073709551616", &v));
+  g_assert_false (vsm_parse_u64 ("-1", &v));
+  g_assert_false (vsm_parse_u64 ("+1", &v));
+  g_assert_false (vsm_parse_u64 ("1 ", &v));
+  g_assert_false (vsm_parse_u64 ("", &v));
+  g_assert_false (vsm_parse_u64 (NULL, &v));
+  g_assert_true (vsm_parse_i64 ("-5", &s));
+  g_assert_cmpint (s, ==, -5);
+
+  g_assert_true (vsm_knob_value_matches ("max_bytes", "39845888", "39841541"));
+  g_assert_false (vsm_knob_value_matches ("max_bytes", "39845888", "16776880"));
+  g_assert_false (vsm_knob_value_matches ("max_bytes", "39845888", "junk"));
+  g_assert_true (vsm_knob_value_matches ("strict_limit", "1", "1"));
+  g_assert_false (vsm_knob_value_matches ("strict_limit", "1", "0"));
+  g_assert_false (vsm_knob_value_matches ("strict_limit", "1", NULL));
+
+  {
+    g_autofree char *p1 = vsm_knob_path ("8:16", "strict_limit");
+    g_autofree char *p2 = vsm_knob_path ("8:16", "vm.dirty_bytes");
+    g_autofree char *p3 = vsm_knob_path ("8:16", "../../x");
+    g_assert_cmpstr (p1, ==, "/sys/class/bdi/8:16/strict_limit");
+    g_assert_cmpstr (p2, ==, "/proc/sys/vm/dirty_bytes");
+    g_assert_null (p3);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/parse/disk-stat", test_disk_stat);
+  g_test_add_func ("/parse/bdi-stats", test_bdi_stats);
+  g_test_add_func ("/parse/meminfo", test_meminfo);
+  g_test_add_func ("/parse/numbers-and-knobs", test_numbers);
+  g_test_add_func ("/state/roundtrip", test_state_roundtrip);
+  g_test_add_func ("/state/garbage", test_state_garbage);
+  g_test_add_func ("/state/files", test_state_files);
+  g_test_add_func ("/mount/options-merge", test_options_merge);
+  g_test_add_func ("/policy/validation", test_policy_validation);
+  g_test_add_func ("/policy/gsettings", test_policy_gsettings);
+  g_test_add_func ("/display/sanitize", test_sanitize);
+  return g_test_run ();
+}
