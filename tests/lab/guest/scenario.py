@@ -187,6 +187,7 @@ def writer_class(comm, workload_comms):
 def summarize_trace(events, data_start, workload_comms):
     rq = [(s, b) for k, s, b, _ in events if k == "block_rq_issue"]
     rq_data = [(s, b) for s, b in rq if s >= data_start]
+    bio_data = [(s, b) for k, s, b, _ in events if k == "block_bio_queue" and s >= data_start]
     bio_by = {}
     for k, s, b, comm in events:
         if k == "block_bio_queue" and s >= data_start:
@@ -199,7 +200,8 @@ def summarize_trace(events, data_start, workload_comms):
         return {"requests": len(reqs), "bytes": total,
                 "avg_request_kib": round(total / len(reqs) / 1024, 1) if reqs else 0,
                 "big_share": round(big / total, 3) if total else 0}
-    return {"all": stats(rq), "data": stats(rq_data), "data_bio_bytes_by_writer": bio_by}
+    return {"all": stats(rq), "data": stats(rq_data), "data_bios": stats(bio_data),
+            "data_bio_bytes_by_writer": bio_by}
 
 
 def stick_segment(log_path, start_mark, end_mark, data_offset):
@@ -384,7 +386,7 @@ class Scenario:
             "mb_per_s_safe": round(workload["bytes"] / 1e6 / (t2 - t0), 2),
             "peak_dirty_bytes": sampler.peak_dirty, "peak_at_risk_bytes": sampler.peak_risk,
             "at_risk_at_return_bytes": at_return[0] + at_return[1], "samples": sampler.samples,
-            "requests": trace["all"], "data_requests": trace["data"],
+            "requests": trace["all"], "data_requests": trace["data"], "data_bios": trace["data_bios"],
             "data_bio_bytes_by_writer": trace["data_bio_bytes_by_writer"], "trace_lost_events": lost,
             "block_stat": {k: stat1[k] - stat0[k] for k in stat0},
             "device": device,

@@ -14,12 +14,12 @@ def row(r):
     writers = "+".join(sorted(k for k, v in by.items() if v > 0 and k in ("copier", "flusher")))
     return [r["workload"], r["config"], r["copy_s"], r["safe_s"], r["peak_at_risk_bytes"] / 2**20,
             r["at_risk_at_return_bytes"] / 2**20, r["data_requests"]["avg_request_kib"],
-            100 * r["data_requests"]["big_share"], dev.get("data_discontinuities", "-"),
+            100 * r["data_requests"]["big_share"], 100 * r.get("data_bios", {}).get("big_share", 0), dev.get("data_discontinuities", "-"),
             dev.get("busy_s", "-"), writers or "-"]
 
 
 HEAD = ["workload", "config", "copy s", "safe s", "peak risk MiB", "risk@ret MiB", "data req KiB",
-        "big %", "dev data disc", "dev busy s", "data writers"]
+        "req big %", "bio big %", "dev data disc", "dev busy s", "data writers"]
 
 
 def fmt(v):
