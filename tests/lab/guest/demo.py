@@ -102,15 +102,19 @@ def table(a, b, path_b):
         return " ".join(parts)
 
     def writers(r):
-        w = {k: v for k, v in r["writers"].items() if v and k in ("copier", "flusher")}
-        return ", ".join("%s %s" % (k, mib(v)) for k, v in sorted(w.items())) or "-"
+        total = sum(r["writers"].values()) or 1
+        w = {k: v for k, v in r["writers"].items() if v >= total / 100 and k in ("copier", "flusher")}
+        names = {"copier": "cp at close()", "flusher": "flusher"}
+        return ", ".join("%s %s" % (names[k], mib(v)) for k, v in sorted(w.items())) or "-"
 
-    def opts(r):
-        drop = ("rw", "relatime", "nosuid", "nodev", "errors=remount-ro", "codepage=437")
-        return ",".join(o for o in r["mount_options"].split(",") if o not in drop)
+    oa, ob = a["mount_options"].split(","), b["mount_options"].split(",")
+    common = [o for o in oa if o in ob]
+
+    def only(mine, other):
+        return ",".join(o for o in mine if o not in other) or "(nothing else)"
 
     rows = [
-        ("mount options (less rw,nosuid,nodev,...)", opts(a), opts(b)),
+        ("mount options beyond the common ones", only(oa, ob), only(ob, oa)),
         ("BDI knobs", knobs(a), knobs(b)),
         ("copy returned after", "%.1f s" % a["copy_s"], "%.1f s" % b["copy_s"]),
         ("safe to unplug after (unmount done)", "%.1f s" % a["safe_s"], "%.1f s" % b["safe_s"]),
@@ -131,7 +135,8 @@ def table(a, b, path_b):
     print("\n%-*s  %-*s  %s" % (w0, "", w1, "A: udisks defaults", "B: vfat-smart"))
     for r in rows:
         print("%-*s  %-*s  %s" % (w0, r[0], w1, r[1], r[2]))
-    print("\nB used: %s" % path_b)
+    print("\ncommon mount options: %s" % ",".join(common))
+    print("B used: %s" % path_b)
 
 
 def main():
