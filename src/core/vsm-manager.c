@@ -193,7 +193,8 @@ compute_safety (VsmStatusEntry *e)
     e->safety_note = g_strdup (_ ("as safe as udisks' default (flush)"));
 
   e->at_risk_bytes = e->dirty.dirty_bytes + e->dirty.writeback_bytes;
-  if (e->dirty.per_device && e->dirty.bandwidth > 0)
+  /* the kernel's estimate decays towards nothing while the device is idle */
+  if (e->dirty.per_device && e->dirty.bandwidth >= VSM_POLICY_MIN_BANDWIDTH * 10)
     {
       e->safe_bandwidth = e->dirty.bandwidth;
       e->safe_bandwidth_source = "kernel estimate";

@@ -77,7 +77,7 @@ check "udisksctl unmount as labuser" lab_as_user udisksctl unmount -b "$part"
 lab_as_user udisksctl mount -b "$part" > /dev/null 2>&1
 lab_as_user dd if=/dev/zero of="$(findmnt -n -o TARGET --source "$part" | head -n 1)/pull" bs=1M count=8 status=none
 check "surprise removal" lab_unplug
-sleep 2
+for _ in $(seq 50); do ls /run/vfat-smart/*.state > /dev/null 2>&1 || break; sleep 0.3; done
 if ls /run/vfat-smart/*.state > /dev/null 2>&1; then
   fail "no stale state after the removal"
   ls -la /run/vfat-smart/ /sys/class/bdi/ | sed 's/^/   | /'
