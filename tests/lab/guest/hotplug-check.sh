@@ -3,7 +3,6 @@
 # ordinary user (granted by a polkit rule: the guest has no logind session), a copy,
 # udisks unmount, a surprise removal. Ends with "KERNEL: N passed, N failed".
 set -u
-. /run/lab/lib.sh
 . "${LAB_SCRIPT_DIR:?the driver sets LAB_SCRIPT_DIR}/check-lib.sh"
 prop() { udevadm info -q property "$1" | sed -n "s/^$2=//p"; }
 

@@ -2,7 +2,6 @@
 # Runs in a guest-run guest with vfat-smart installed from the destdir; needs STICKSS1.
 # Prints PASS/FAIL lines and ends with "KERNEL: N passed, N failed".
 set -u
-. /run/lab/lib.sh
 . "${LAB_SCRIPT_DIR:?the driver sets LAB_SCRIPT_DIR}/check-lib.sh"
 jget() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))
 for k in sys.argv[2].split("."): v = v.get(k) if isinstance(v, dict) else None
