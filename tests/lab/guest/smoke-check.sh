@@ -87,4 +87,22 @@ echo "   knobs restored: $after"
 # max_bytes reads back relative to the current dirty threshold: compare the others exactly
 strip() { sed 's/max_bytes=[0-9]*//' <<< "$1"; }
 [ "$(strip "$after")" = "$(strip "$before")" ] && pass "knobs back as before" || fail "knobs $after, before $before"
+
+# hotplug: a stick that appears at run time, is managed, then pulled without unmounting
+if hp=$(lab_hotplug); then
+  pass "hotplug $hp"
+  node=$(fs_node "$hp")
+  c=$(vfat-smart classify --json "$node" > "$W/hp.json" && jget "$W/hp.json" class)
+  [ "$c" = usb-stick ] && pass "hot-plugged stick class usb-stick" || fail "hot-plugged stick class '$c'"
+  if vfat-smart apply "$node" > "$W/hp-apply.out" 2>&1; then pass "apply on the hot-plugged stick"
+  else fail "apply on the hot-plugged stick: $(tail -n 1 "$W/hp-apply.out")"; fi
+  if lab_unplug; then pass "surprise removal of $hp"; else fail "surprise removal of $hp"; fi
+  if vfat-smart status > "$W/hp-status.out" 2>&1; then pass "status after the stick was pulled"
+  else fail "status after the stick was pulled: $(tail -n 1 "$W/hp-status.out")"; fi
+  sed 's/^/   | /' "$W/hp-status.out"
+  if vfat-smart restore --all > "$W/hp-restore.out" 2>&1; then pass "restore --all forgets the pulled stick"
+  else fail "restore --all after the pull: $(tail -n 1 "$W/hp-restore.out")"; fi
+else
+  fail "lab_hotplug"
+fi
 finish
