@@ -10,66 +10,53 @@ static void
 print_device (const VsmDevice *d)
 {
   g_autofree char *size = g_format_size_full (d->size_bytes, G_FORMAT_SIZE_IEC_UNITS);
-  g_autofree char *lun = d->lun >= 0 ? g_strdup_printf (" (LUN %d of %u)", d->lun, d->n_luns)
-                                     : g_strdup ("");
+  g_autofree char *lun =
+    d->lun >= 0 ? g_strdup_printf (" (LUN %d of %u)", d->lun, d->n_luns) : g_strdup ("");
   g_autofree char *uuid = d->fs_uuid ? g_strdup_printf (" UUID=%s", d->fs_uuid) : g_strdup ("");
-  g_autofree char *parts = d->n_partitions ? g_strdup_printf (_(" (%u partitions)"), d->n_partitions)
-                                           : g_strdup ("");
+  g_autofree char *parts =
+    d->n_partitions ? g_strdup_printf (_ (" (%u partitions)"), d->n_partitions) : g_strdup ("");
 
   if (d->is_partition)
-    cli_field (_("Device"), _("%s, partition of %s (bdi %s)"), d->devnode, d->disk_node, d->bdi);
+    cli_field (_ ("Device"), _ ("%s, partition of %s (bdi %s)"), d->devnode, d->disk_node, d->bdi);
   else
-    cli_field (_("Device"), _("%s, whole disk (bdi %s)%s"), d->devnode, d->bdi,
-               d->superfloppy ? _(", no partition table") : "");
+    cli_field (_ ("Device"), _ ("%s, whole disk (bdi %s)%s"), d->devnode, d->bdi,
+               d->superfloppy ? _ (", no partition table") : "");
   if (d->usb)
-    cli_field (_("Transport"), "%s, USB%s at %u Mb/s, %s:%s %s %s%s%s",
-               vsm_transport_to_string (d->transport),
-               d->usb->version ? d->usb->version : "", d->usb->speed_mbps,
-               d->usb->vendor_id ? d->usb->vendor_id : "?",
+    cli_field (_ ("Transport"), "%s, USB%s at %u Mb/s, %s:%s %s %s%s%s",
+               vsm_transport_to_string (d->transport), d->usb->version ? d->usb->version : "",
+               d->usb->speed_mbps, d->usb->vendor_id ? d->usb->vendor_id : "?",
                d->usb->product_id ? d->usb->product_id : "?",
                d->usb->manufacturer ? d->usb->manufacturer : "",
-               d->usb->product ? d->usb->product : "",
-               d->usb->serial ? _(", serial ") : "", d->usb->serial ? d->usb->serial : "");
+               d->usb->product ? d->usb->product : "", d->usb->serial ? _ (", serial ") : "",
+               d->usb->serial ? d->usb->serial : "");
   else
-    cli_field (_("Transport"), "%s", vsm_transport_to_string (d->transport));
+    cli_field (_ ("Transport"), "%s", vsm_transport_to_string (d->transport));
   if (d->vendor || d->model)
-    cli_field (_("Model"), "%s%s%s%s", d->vendor ? d->vendor : "", d->vendor && d->model ? " " : "",
-               d->model ? d->model : "", lun);
-  cli_field (_("Medium"), _("%s, rotational=%d, %s"),
-             d->removable ? _("removable") : _("not removable"), d->rotational, size);
-  cli_field (_("Queue"), _("max_sectors_kb %llu (hw %llu), write cache: %s"),
-             (unsigned long long) d->max_sectors_kb, (unsigned long long) d->max_hw_sectors_kb,
+    cli_field (_ ("Model"), "%s%s%s%s", d->vendor ? d->vendor : "",
+               d->vendor && d->model ? " " : "", d->model ? d->model : "", lun);
+  cli_field (_ ("Medium"), _ ("%s, rotational=%d, %s"),
+             d->removable ? _ ("removable") : _ ("not removable"), d->rotational, size);
+  cli_field (_ ("Queue"), _ ("max_sectors_kb %llu (hw %llu), write cache: %s"),
+             (unsigned long long)d->max_sectors_kb, (unsigned long long)d->max_hw_sectors_kb,
              d->write_cache ? d->write_cache : "?");
   if (d->fs_type)
-    cli_field (_("Filesystem"), "%s%s%s%s%s", d->fs_type, d->fs_label ? " \"" : "",
-               d->fs_label ? d->fs_label : "", d->fs_label ? "\"" : "",
-               uuid);
+    cli_field (_ ("Filesystem"), "%s%s%s%s%s", d->fs_type, d->fs_label ? " \"" : "",
+               d->fs_label ? d->fs_label : "", d->fs_label ? "\"" : "", uuid);
   else
-    cli_field (_("Filesystem"), _("none found%s"), parts);
+    cli_field (_ ("Filesystem"), _ ("none found%s"), parts);
 }
 
 int
 cli_classify (int argc, char **argv)
 {
   gboolean json = FALSE;
-  g_autofree char *forced = NULL;
-  GOptionEntry entries[] = {
-    { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
-    { "class", 'c', 0, G_OPTION_ARG_STRING, &forced, CLI_CLASS_HELP, "CLASS" },
-    { NULL }
-  };
-  g_autoptr(VsmAssessment) a = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr (VsmAssessment) a = NULL;
+  g_autoptr (GError) error = NULL;
+  int rc = cli_assess_command ("classify", _ ("Show what kind of drive DEVICE is, and why."), argc,
+                               argv, &json, &a);
 
-  if (!cli_parse ("classify", "DEVICE", _("Show what kind of drive DEVICE is, and why."),
-                  entries, &argc, &argv))
-    return 2;
-  if (argc != 2)
-    return cli_usage_error ("classify", _("expected exactly one DEVICE"));
-
-  a = cli_assess (argv[1], forced, &error);
-  if (a == NULL)
-    return cli_fail (error);
+  if (rc >= 0)
+    return rc;
 
   if (json)
     {
@@ -77,9 +64,9 @@ cli_classify (int argc, char **argv)
       return 0;
     }
   print_device (a->device);
-  cli_field (_("Class"), _("%s (confidence %u%%)"),
+  cli_field (_ ("Class"), _ ("%s (confidence %u%%)"),
              vsm_class_to_string (a->classification->klass), a->classification->confidence);
-  cli_list (_("Why"), a->classification->reasons);
+  cli_list (_ ("Why"), a->classification->reasons);
   return 0;
 }
 
@@ -87,28 +74,19 @@ int
 cli_plan (int argc, char **argv)
 {
   gboolean json = FALSE;
-  g_autofree char *forced = NULL;
-  GOptionEntry entries[] = {
-    { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
-    { "class", 'c', 0, G_OPTION_ARG_STRING, &forced, CLI_CLASS_HELP, "CLASS" },
-    { NULL }
-  };
-  g_autoptr(VsmAssessment) a = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr (VsmAssessment) a = NULL;
+  g_autoptr (GError) error = NULL;
   const VsmPlan *p;
-  g_autoptr(GString) knobs = g_string_new (NULL);
+  g_autoptr (GString) knobs = g_string_new (NULL);
 
-  if (!cli_parse ("plan", "DEVICE",
-                  _("Show the mount options and writeback knobs vfat-smart would use for DEVICE,\n"
-                    "on this kernel and with the current policy. Changes nothing."),
-                  entries, &argc, &argv))
-    return 2;
-  if (argc != 2)
-    return cli_usage_error ("plan", _("expected exactly one DEVICE"));
+  int rc = cli_assess_command (
+    "plan",
+    _ ("Show the mount options and writeback knobs vfat-smart would use for DEVICE,\n"
+       "on this kernel and with the current policy. Changes nothing."),
+    argc, argv, &json, &a);
 
-  a = cli_assess (argv[1], forced, &error);
-  if (a == NULL)
-    return cli_fail (error);
+  if (rc >= 0)
+    return rc;
 
   if (json)
     {
@@ -122,14 +100,15 @@ cli_plan (int argc, char **argv)
       VsmKnob *k = g_ptr_array_index (p->knobs, i);
       g_string_append_printf (knobs, "%s%s=%s", i ? ", " : "", k->name, k->value);
     }
-  cli_field (_("Device"), "%s (bdi %s)", a->device->devnode, a->device->bdi);
-  cli_field (_("Class"), "%s%s", vsm_class_to_string (p->klass),
-             p->managed ? "" : _(" (left alone)"));
-  cli_field (_("Flush mode"), "%s", vsm_flush_mode_to_string (p->flush_mode));
-  cli_field (_("Mount -o"), "%s", p->mount_options ? p->mount_options : _("(not FAT: not chosen)"));
-  cli_field (_("Knobs"), "%s", knobs->len ? knobs->str : _("none"));
-  cli_field (_("Kernel"), _("%s; flush fix %s"), a->kernel->release ? a->kernel->release : "?",
+  cli_field (_ ("Device"), "%s (bdi %s)", a->device->devnode, a->device->bdi);
+  cli_field (_ ("Class"), "%s%s", vsm_class_to_string (p->klass),
+             p->managed ? "" : _ (" (left alone)"));
+  cli_field (_ ("Flush mode"), "%s", vsm_flush_mode_to_string (p->flush_mode));
+  cli_field (_ ("Mount -o"), "%s",
+             p->mount_options ? p->mount_options : _ ("(not FAT: not chosen)"));
+  cli_field (_ ("Knobs"), "%s", knobs->len ? knobs->str : _ ("none"));
+  cli_field (_ ("Kernel"), _ ("%s; flush fix %s"), a->kernel->release ? a->kernel->release : "?",
              vsm_flush_fix_to_string (a->kernel->flush_fix));
-  cli_list (_("Why"), p->reasons);
+  cli_list (_ ("Why"), p->reasons);
   return 0;
 }

@@ -11,9 +11,10 @@
 
 G_BEGIN_DECLS
 
-typedef struct {
+typedef struct
+{
   const char *name;
-  const char *args;     /* for usage lines, e.g. "DEVICE" */
+  const char *args; /* for usage lines, e.g. "DEVICE" */
   const char *summary;
   int (*run) (int argc, char **argv);
 } CliCommand;
@@ -38,9 +39,10 @@ void cli_print_json (JsonNode *node);
 void cli_field (const char *label, const char *format, ...) G_GNUC_PRINTF (2, 3);
 void cli_list (const char *label, GPtrArray *lines);
 
-/* forced_class: a class name from --class, or NULL */
-VsmAssessment *cli_assess (const char *spec, const char *forced_class, GError **error);
-
-#define CLI_CLASS_HELP N_("Treat the drive as CLASS (usb-stick, usb-stick-uas, usb-ssd, usb-hdd, card-reader, unknown, internal)")
+/* The shared head of classify, plan and apply: [--json] [--class CLASS]
+ * DEVICE, then the assessment. Returns -1 and sets *out, or the exit status
+ * after printing why. */
+int cli_assess_command (const char *command, const char *summary, int argc, char **argv,
+                        gboolean *json, VsmAssessment **out);
 
 G_END_DECLS

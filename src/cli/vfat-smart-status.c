@@ -12,9 +12,9 @@ drift_label (VsmDrift drift)
   switch (drift)
     {
     case VSM_DRIFT_CHANGED:
-      return _("  <- CHANGED by someone else");
+      return _ ("  <- CHANGED by someone else");
     case VSM_DRIFT_GONE:
-      return _("  (gone)");
+      return _ ("  (gone)");
     case VSM_DRIFT_NONE:
     default:
       return "";
@@ -25,70 +25,73 @@ static void
 print_entry (const VsmStatusEntry *e)
 {
   const VsmState *s = e->state;
-  g_autoptr(GDateTime) when = g_date_time_new_from_unix_local (s->applied_at / G_USEC_PER_SEC);
+  g_autoptr (GDateTime) when = g_date_time_new_from_unix_local (s->applied_at / G_USEC_PER_SEC);
   g_autofree char *when_s = when ? g_date_time_format (when, "%Y-%m-%d %H:%M:%S") : g_strdup ("?");
 
   g_print ("%s (bdi %s)%s\n", s->disk_node ? s->disk_node : "?", s->bdi,
-           e->present ? "" : _(" - UNPLUGGED; `vfat-smart restore --all` forgets it"));
-  cli_field (_("  Class"), "%s, serial %s", s->class_name ? s->class_name : "?",
+           e->present ? "" : _ (" - UNPLUGGED; `vfat-smart restore --all` forgets it"));
+  cli_field (_ ("  Class"), "%s, serial %s", s->class_name ? s->class_name : "?",
              s->serial ? s->serial : "-");
-  cli_field (_("  Flush mode"), _("%s (applied %s by %s)"), s->flush_mode ? s->flush_mode : "?",
+  cli_field (_ ("  Flush mode"), _ ("%s (applied %s by %s)"), s->flush_mode ? s->flush_mode : "?",
              when_s, s->source ? s->source : "?");
-  cli_field (_("  Safety"), "%s", e->safety_note);
+  cli_field (_ ("  Safety"), "%s", e->safety_note);
 
   if (e->mounts->len == 0)
-    cli_field (_("  Mounts"), _("not mounted"));
+    cli_field (_ ("  Mounts"), _ ("not mounted"));
   for (guint i = 0; i < e->mounts->len; i++)
     {
       VsmMountInfo *m = g_ptr_array_index (e->mounts, i);
-      cli_field (i == 0 ? _("  Mounts") : "", "%s on %s type %s (%s)%s%s", m->source, m->target,
-                 m->fstype, m->options ? m->options : "", m->user_options ? " " : "",
-                 m->user_options ? m->user_options : "");
+      cli_field (i == 0 ? _ ("  Mounts") : "", "%s on %s type %s (%s)", m->source, m->target,
+                 m->fstype, m->options ? m->options : "");
     }
 
   if (e->knobs->len == 0)
-    cli_field (_("  Knobs"), _("none (nothing to change on this kernel)"));
+    cli_field (_ ("  Knobs"), _ ("none (nothing to change on this kernel)"));
   for (guint i = 0; i < e->knobs->len; i++)
     {
       VsmKnobStatus *k = g_ptr_array_index (e->knobs, i);
-      cli_field (i == 0 ? _("  Knobs") : "", "%-24s %s -> %s -> %s%s", k->record->name,
+      cli_field (i == 0 ? _ ("  Knobs") : "", "%-24s %s -> %s -> %s%s", k->record->name,
                  k->record->original ? k->record->original : "?",
                  k->record->applied ? k->record->applied : "?", k->now ? k->now : "-",
                  drift_label (k->drift));
     }
 
+  cli_list (_ ("  Why"), s->reasons);
+
   if (e->io.valid)
     {
       g_autofree char *bytes = vsm_format_bytes (e->io.write_bytes);
-      g_autofree char *avg = vsm_format_bytes ((guint64) e->io.avg_write_request_bytes);
+      g_autofree char *avg = vsm_format_bytes ((guint64)e->io.avg_write_request_bytes);
       g_autofree char *rate = vsm_format_rate (e->io.write_throughput);
       g_autofree char *flushes = e->io.has_flush
                                    ? g_strdup_printf ("%" G_GUINT64_FORMAT, e->io.flush_ios)
-                                   : g_strdup (_("not counted"));
-      cli_field (_("  Written"), _("%s in %llu requests (avg %s), %s flushes, %s over %.1f s busy"),
-                 bytes, (unsigned long long) e->io.write_ios, avg, flushes, rate, (double) e->io.busy_ms / 1000.0);
+                                   : g_strdup (_ ("not counted"));
+      cli_field (
+        _ ("  Written"), _ ("%s in %llu requests (avg %s), %s flushes, %s over %.1f s busy"), bytes,
+        (unsigned long long)e->io.write_ios, avg, flushes, rate, (double)e->io.busy_ms / 1000.0);
     }
   else
-    cli_field (_("  Written"), _("unknown (no baseline or the device changed)"));
+    cli_field (_ ("  Written"), _ ("unknown (no baseline or the device changed)"));
 
   if (e->dirty.valid)
     {
       g_autofree char *dirty = vsm_format_bytes (e->dirty.dirty_bytes);
       g_autofree char *wb = vsm_format_bytes (e->dirty.writeback_bytes);
-      g_autofree char *bw = vsm_format_rate ((double) e->dirty.bandwidth);
-      cli_field (_("  Dirty now"), _("%s dirty, %s in writeback%s%s%s"), dirty, wb,
-                 e->dirty.per_device ? _(" (this device); kernel estimate ") : _(" (whole system: debugfs not mounted)"),
+      g_autofree char *bw = vsm_format_rate ((double)e->dirty.bandwidth);
+      cli_field (_ ("  Dirty now"), _ ("%s dirty, %s in writeback%s%s%s"), dirty, wb,
+                 e->dirty.per_device ? _ (" (this device); kernel estimate ")
+                                     : _ (" (whole system: debugfs not mounted)"),
                  e->dirty.per_device ? bw : "", "");
     }
   if (e->present)
     {
       g_autofree char *risk = vsm_format_bytes (e->at_risk_bytes);
-      const char *scope = e->dirty.per_device ? "" : _("at most ");
+      const char *scope = e->dirty.per_device ? "" : _ ("at most ");
       if (e->safe_bandwidth > 0)
-        cli_field (_("  At risk"), _("%s%s; safe to unplug in about %.1f s (bandwidth: %s)"), scope,
-                   risk, e->seconds_to_safe, e->safe_bandwidth_source);
+        cli_field (_ ("  At risk"), _ ("%s%s; safe to unplug in about %.1f s (bandwidth: %s)"),
+                   scope, risk, e->seconds_to_safe, e->safe_bandwidth_source);
       else
-        cli_field (_("  At risk"), "%s%s", scope, risk);
+        cli_field (_ ("  At risk"), "%s%s", scope, risk);
     }
 }
 
@@ -96,29 +99,27 @@ int
 cli_status (int argc, char **argv)
 {
   gboolean json = FALSE;
-  GOptionEntry entries[] = {
-    { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
-    { NULL }
-  };
-  g_autoptr(GUdevClient) client = g_udev_client_new (NULL);
-  g_autoptr(GPtrArray) entries_list = NULL;
-  g_autoptr(VsmKernel) kernel = NULL;
-  g_autoptr(VsmPolicy) policy = NULL;
-  g_autoptr(GError) error = NULL;
+  GOptionEntry entries[] = { { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_ ("Print JSON"), NULL },
+                             { NULL } };
+  g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
+  g_autoptr (GPtrArray) entries_list = NULL;
+  g_autoptr (VsmKernel) kernel = NULL;
+  g_autoptr (VsmPolicy) policy = NULL;
+  g_autoptr (GError) error = NULL;
   g_autofree char *bdi = NULL;
 
   if (!cli_parse ("status", "[DEVICE]",
-                  _("Show every drive vfat-smart manages (or the one DEVICE is on): class,\n"
-                    "mounts with their real options, each knob as before -> applied -> now,\n"
-                    "I/O since apply, dirty data now and when it is safe to unplug."),
+                  _ ("Show every drive vfat-smart manages (or the one DEVICE is on): class,\n"
+                     "mounts with their real options, each knob as before -> applied -> now,\n"
+                     "I/O since apply, dirty data now and when it is safe to unplug."),
                   entries, &argc, &argv))
     return 2;
   if (argc > 2)
-    return cli_usage_error ("status", _("expected at most one DEVICE"));
+    return cli_usage_error ("status", _ ("expected at most one DEVICE"));
 
   if (argc == 2)
     {
-      g_autoptr(VsmDevice) d = vsm_device_new_from_spec (client, argv[1], &error);
+      g_autoptr (VsmDevice) d = vsm_device_new_from_spec (client, argv[1], &error);
       if (d == NULL)
         return cli_fail (error);
       bdi = g_strdup (d->bdi);
@@ -136,18 +137,18 @@ cli_status (int argc, char **argv)
       return bdi && entries_list->len == 0 ? 8 : 0;
     }
 
-  cli_field (_("Kernel"), _("%s; per-device cap %s; FAT flush fix %s"),
+  cli_field (_ ("Kernel"), _ ("%s; per-device cap %s; FAT flush fix %s"),
              kernel->release ? kernel->release : "?",
-             kernel->has_strict_limit ? _("available") : _("unavailable (needs 6.2)"),
+             kernel->has_strict_limit ? _ ("available") : _ ("unavailable (needs 6.2)"),
              vsm_flush_fix_to_string (kernel->flush_fix));
   if (entries_list->len == 0)
     {
       if (bdi)
         {
-          g_print (_("%s is not managed by vfat-smart.\n"), argv[1]);
+          g_print (_ ("%s is not managed by vfat-smart.\n"), argv[1]);
           return 8;
         }
-      g_print (_("No drives are managed by vfat-smart.\n"));
+      g_print (_ ("No drives are managed by vfat-smart.\n"));
       return 0;
     }
   for (guint i = 0; i < entries_list->len; i++)

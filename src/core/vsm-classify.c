@@ -33,7 +33,7 @@ vsm_class_from_string (const char *text, VsmClass *out)
   for (guint i = 0; i < VSM_CLASS_LAST; i++)
     if (g_strcmp0 (text, class_names[i]) == 0)
       {
-        *out = (VsmClass) i;
+        *out = (VsmClass)i;
         return TRUE;
       }
   return FALSE;
@@ -60,7 +60,8 @@ reason (VsmClassification *c, const char *format, ...)
 
 /* USB vendor ids that say something about the medium. A hint, never the
  * whole decision. */
-typedef struct {
+typedef struct
+{
   const char *vendor_id;
   const char *product_id; /* NULL: any */
   VsmClass hint;
@@ -130,9 +131,8 @@ device_strings_have (const VsmDevice *d, const char *const *needles)
 }
 
 static const char *const reader_words[] = {
-  "card reader", "cardreader", "card-reader", "sd/mmc", "sd card", "sdxc",
-  "microsd", "multi-card", "multicard", "ms/ms-pro", "cf card", "xd-picture",
-  "sd reader", NULL
+  "card reader", "cardreader", "card-reader", "sd/mmc",  "sd card",    "sdxc",      "microsd",
+  "multi-card",  "multicard",  "ms/ms-pro",   "cf card", "xd-picture", "sd reader", NULL
 };
 static const char *const ssd_words[] = { "ssd", "solid state", "nvme", NULL };
 
@@ -145,35 +145,32 @@ classify_usb (const VsmDevice *d, VsmClassification *c)
   g_autofree char *size = g_format_size (d->size_bytes);
   gboolean uas = d->transport == VSM_TRANSPORT_UAS;
 
-  reason (c, _("USB mass storage on the %s driver at %u Mb/s"),
-          d->usb && d->usb->driver ? d->usb->driver : _("(no)"),
-          d->usb ? d->usb->speed_mbps : 0);
+  reason (c, _ ("USB mass storage on the %s driver at %u Mb/s"),
+          d->usb && d->usb->driver ? d->usb->driver : _ ("(no)"), d->usb ? d->usb->speed_mbps : 0);
 
   /* Card readers first: several LUNs, reader words, or a known reader. */
   if (d->n_luns > 1 || d->lun > 0)
     {
       c->klass = VSM_CLASS_CARD_READER;
       c->confidence = 85;
-      reason (c, _("%u disks share one USB interface (LUN %d): a multi-slot card reader"),
-              MAX (d->n_luns, (guint) d->lun + 1), MAX (d->lun, 0));
+      reason (c, _ ("%u disks share one USB interface (LUN %d): a multi-slot card reader"),
+              MAX (d->n_luns, (guint)d->lun + 1), MAX (d->lun, 0));
       return;
     }
-  if (device_strings_have (d, reader_words) ||
-      (hint && hint->hint == VSM_CLASS_CARD_READER))
+  if (device_strings_have (d, reader_words) || (hint && hint->hint == VSM_CLASS_CARD_READER))
     {
       c->klass = VSM_CLASS_CARD_READER;
       c->confidence = 80;
-      reason (c, _("the device names itself a card reader (%s)"),
+      reason (c, _ ("the device names itself a card reader (%s)"),
               hint ? hint->who : (d->model ? d->model : "model string"));
       return;
     }
 
-  if (device_strings_have (d, ssd_words) ||
-      (hint && hint->hint == VSM_CLASS_USB_SSD))
+  if (device_strings_have (d, ssd_words) || (hint && hint->hint == VSM_CLASS_USB_SSD))
     {
       c->klass = VSM_CLASS_USB_SSD;
       c->confidence = uas && !d->rotational ? 90 : 70;
-      reason (c, _("the device names itself an SSD (%s)"),
+      reason (c, _ ("the device names itself an SSD (%s)"),
               hint ? hint->who : (d->model ? d->model : "model string"));
       return;
     }
@@ -185,35 +182,36 @@ classify_usb (const VsmDevice *d, VsmClassification *c)
         {
           c->klass = VSM_CLASS_USB_HDD;
           c->confidence = 85;
-          reason (c, _("UAS reports a rotating medium"));
+          reason (c, _ ("UAS reports a rotating medium"));
         }
       else if (d->removable)
         {
           c->klass = VSM_CLASS_USB_STICK_UAS;
           c->confidence = 75;
-          reason (c, _("UAS reports non-rotational media and the removable flag: a fast flash stick"));
+          reason (
+            c, _ ("UAS reports non-rotational media and the removable flag: a fast flash stick"));
         }
       else
         {
           c->klass = VSM_CLASS_USB_SSD;
           c->confidence = 85;
-          reason (c, _("UAS reports a non-rotational, non-removable medium: an SSD"));
+          reason (c, _ ("UAS reports a non-rotational, non-removable medium: an SSD"));
         }
       return;
     }
 
   /* usb-storage (Bulk-Only): queue/rotational is 1 for nearly everything,
    * flash sticks included, so it says nothing on its own. */
-  reason (c, _("usb-storage reports rotational=%d for flash too; not used on its own"),
+  reason (c, _ ("usb-storage reports rotational=%d for flash too; not used on its own"),
           d->rotational ? 1 : 0);
 
   if (d->removable)
     {
       c->klass = VSM_CLASS_USB_STICK;
       c->confidence = hint && hint->hint == VSM_CLASS_USB_STICK ? 90 : 80;
-      reason (c, _("removable medium flag set, as flash sticks report it"));
+      reason (c, _ ("removable medium flag set, as flash sticks report it"));
       if (hint && hint->hint == VSM_CLASS_USB_STICK)
-        reason (c, _("vendor %s makes flash sticks"), hint->who);
+        reason (c, _ ("vendor %s makes flash sticks"), hint->who);
       return;
     }
 
@@ -221,14 +219,14 @@ classify_usb (const VsmDevice *d, VsmClassification *c)
     {
       c->klass = VSM_CLASS_USB_HDD;
       c->confidence = 65;
-      reason (c, _("not removable and made by %s"), hint->who);
+      reason (c, _ ("not removable and made by %s"), hint->who);
       return;
     }
   if (hint && hint->hint == VSM_CLASS_USB_STICK)
     {
       c->klass = VSM_CLASS_USB_STICK;
       c->confidence = 60;
-      reason (c, _("not removable, but vendor %s makes flash sticks"), hint->who);
+      reason (c, _ ("not removable, but vendor %s makes flash sticks"), hint->who);
       return;
     }
 
@@ -236,23 +234,20 @@ classify_usb (const VsmDevice *d, VsmClassification *c)
     {
       c->klass = VSM_CLASS_USB_HDD;
       c->confidence = 50;
-      reason (c, _("a non-removable Bulk-Only enclosure of %s: most likely a hard disk"),
-              size);
+      reason (c, _ ("a non-removable Bulk-Only enclosure of %s: most likely a hard disk"), size);
       return;
     }
   if (d->size_bytes > 0 && d->size_bytes <= 256 * GB)
     {
       c->klass = VSM_CLASS_USB_STICK;
       c->confidence = 45;
-      reason (c, _("not removable, but only %s on Bulk-Only: most likely a flash stick"),
-              size);
+      reason (c, _ ("not removable, but only %s on Bulk-Only: most likely a flash stick"), size);
       return;
     }
 
   c->klass = VSM_CLASS_UNKNOWN;
   c->confidence = 30;
-  reason (c, _("a non-removable Bulk-Only device of %s: the medium cannot be told"),
-          size);
+  reason (c, _ ("a non-removable Bulk-Only device of %s: the medium cannot be told"), size);
 }
 
 VsmClassification *
@@ -270,14 +265,13 @@ vsm_classify (const VsmDevice *d)
     case VSM_TRANSPORT_LOOP:
       c->klass = VSM_CLASS_INTERNAL;
       c->confidence = 95;
-      reason (c, _("%s transport: not a removable drive"),
-              vsm_transport_to_string (d->transport));
+      reason (c, _ ("%s transport: not a removable drive"), vsm_transport_to_string (d->transport));
       break;
 
     case VSM_TRANSPORT_MMC:
       c->klass = VSM_CLASS_CARD_READER;
       c->confidence = 90;
-      reason (c, _("an SD/MMC card in a built-in reader"));
+      reason (c, _ ("an SD/MMC card in a built-in reader"));
       break;
 
     case VSM_TRANSPORT_USB_STORAGE:
@@ -292,21 +286,22 @@ vsm_classify (const VsmDevice *d)
         {
           c->klass = VSM_CLASS_UNKNOWN;
           c->confidence = 30;
-          reason (c, _("a removable device on an unrecognised transport"));
+          reason (c, _ ("a removable device on an unrecognised transport"));
         }
       else
         {
           c->klass = VSM_CLASS_INTERNAL;
           c->confidence = 70;
-          reason (c, _("not USB, not removable: treated as internal"));
+          reason (c, _ ("not USB, not removable: treated as internal"));
         }
       break;
     }
 
   if (d->superfloppy)
-    reason (c, _("the filesystem covers the whole disk (no partition table); same class as a partitioned twin"));
+    reason (c, _ ("the filesystem covers the whole disk (no partition table); same class as a "
+                  "partitioned twin"));
   if (d->n_partitions > 1)
-    reason (c, _("%u partitions; knobs act on the whole disk"), d->n_partitions);
+    reason (c, _ ("%u partitions; knobs act on the whole disk"), d->n_partitions);
 
   return c;
 }

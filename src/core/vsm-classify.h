@@ -8,7 +8,8 @@
 
 G_BEGIN_DECLS
 
-typedef enum {
+typedef enum
+{
   VSM_CLASS_UNKNOWN,
   VSM_CLASS_USB_STICK,     /* flash stick on usb-storage (Bulk-Only) */
   VSM_CLASS_USB_STICK_UAS, /* flash stick that speaks UAS */
@@ -22,7 +23,8 @@ typedef enum {
 const char *vsm_class_to_string (VsmClass klass);
 gboolean vsm_class_from_string (const char *text, VsmClass *out);
 
-typedef struct {
+typedef struct
+{
   VsmClass klass;
   guint confidence;   /* percent */
   GPtrArray *reasons; /* char*, sentences a person can read */

@@ -48,8 +48,7 @@ vsm_transport_to_string (VsmTransport transport)
 gboolean
 vsm_transport_is_usb (VsmTransport transport)
 {
-  return transport == VSM_TRANSPORT_USB_STORAGE ||
-         transport == VSM_TRANSPORT_UAS ||
+  return transport == VSM_TRANSPORT_USB_STORAGE || transport == VSM_TRANSPORT_UAS ||
          transport == VSM_TRANSPORT_USB_OTHER;
 }
 
@@ -94,8 +93,7 @@ vsm_device_free (VsmDevice *d)
 gboolean
 vsm_device_fs_is_fat (const VsmDevice *device)
 {
-  return g_strcmp0 (device->fs_type, "vfat") == 0 ||
-         g_strcmp0 (device->fs_type, "exfat") == 0;
+  return g_strcmp0 (device->fs_type, "vfat") == 0 || g_strcmp0 (device->fs_type, "exfat") == 0;
 }
 
 char *
@@ -171,30 +169,26 @@ lookup_mount_point (GUdevClient *client, const char *dir, GError **error)
 
   if (tb == NULL)
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_FAILED,
-                   _("cannot read /proc/self/mountinfo"));
+      g_set_error (error, VSM_ERROR, VSM_ERROR_FAILED, _ ("cannot read /proc/self/mountinfo"));
       return NULL;
     }
 
   canonical = realpath (dir, NULL);
-  fs = mnt_table_find_target (tb, canonical ? canonical : dir,
-                              MNT_ITER_BACKWARD);
+  fs = mnt_table_find_target (tb, canonical ? canonical : dir, MNT_ITER_BACKWARD);
   if (fs == NULL || !mnt_fs_streq_target (fs, canonical ? canonical : dir))
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
-                   _("%s is a directory but not a mount point"), dir);
+                   _ ("%s is a directory but not a mount point"), dir);
       mnt_unref_table (tb);
       return NULL;
     }
 
   devno = mnt_fs_get_devno (fs);
   if (devno != 0)
-    dev = g_udev_client_query_by_device_number (client,
-                                                G_UDEV_DEVICE_TYPE_BLOCK,
-                                                devno);
+    dev = g_udev_client_query_by_device_number (client, G_UDEV_DEVICE_TYPE_BLOCK, devno);
   if (dev == NULL)
     g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
-                 _("%s is mounted from %s, which is not a block device"), dir,
+                 _ ("%s is mounted from %s, which is not a block device"), dir,
                  mnt_fs_get_source (fs) ? mnt_fs_get_source (fs) : "?");
   mnt_unref_table (tb);
   return dev;
@@ -209,20 +203,17 @@ resolve_spec (GUdevClient *client, const char *spec, GError **error)
 
   if (spec == NULL || *spec == '\0')
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT,
-                   _("no device given"));
+      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT, _ ("no device given"));
       return NULL;
     }
 
   if (g_str_has_prefix (spec, "LABEL=") || g_str_has_prefix (spec, "UUID=") ||
-      g_str_has_prefix (spec, "PARTUUID=") ||
-      g_str_has_prefix (spec, "PARTLABEL="))
+      g_str_has_prefix (spec, "PARTUUID=") || g_str_has_prefix (spec, "PARTLABEL="))
     {
       resolved = blkid_evaluate_tag (spec, NULL, NULL);
       if (resolved == NULL)
         {
-          g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
-                       _("no block device has %s"), spec);
+          g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND, _ ("no block device has %s"), spec);
           return NULL;
         }
       path = resolved;
@@ -231,12 +222,11 @@ resolve_spec (GUdevClient *client, const char *spec, GError **error)
   if (g_str_has_prefix (path, "/sys/"))
     {
       dev = g_udev_client_query_by_sysfs_path (client, path);
-      if (dev == NULL ||
-          g_strcmp0 (g_udev_device_get_subsystem (dev), "block") != 0)
+      if (dev == NULL || g_strcmp0 (g_udev_device_get_subsystem (dev), "block") != 0)
         {
           g_clear_object (&dev);
           g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
-                       _("%s is not a block device in sysfs"), path);
+                       _ ("%s is not a block device in sysfs"), path);
         }
       return dev;
     }
@@ -246,18 +236,15 @@ resolve_spec (GUdevClient *client, const char *spec, GError **error)
 
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
-                   _("%s: no such device"), path);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND, _ ("%s: no such device"), path);
       return NULL;
     }
 
   dev = g_udev_client_query_by_device_file (client, path);
-  if (dev == NULL ||
-      g_strcmp0 (g_udev_device_get_subsystem (dev), "block") != 0)
+  if (dev == NULL || g_strcmp0 (g_udev_device_get_subsystem (dev), "block") != 0)
     {
       g_clear_object (&dev);
-      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
-                   _("%s is not a block device"), path);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND, _ ("%s is not a block device"), path);
     }
   return dev;
 }
@@ -265,13 +252,12 @@ resolve_spec (GUdevClient *client, const char *spec, GError **error)
 static void
 read_usb_facts (VsmDevice *d, GUdevDevice *disk)
 {
-  g_autoptr(GUdevDevice) iface = NULL;
-  g_autoptr(GUdevDevice) usbdev = NULL;
+  g_autoptr (GUdevDevice) iface = NULL;
+  g_autoptr (GUdevDevice) usbdev = NULL;
   const char *driver;
   VsmUsbInfo *usb;
 
-  iface = g_udev_device_get_parent_with_subsystem (disk, "usb",
-                                                   "usb_interface");
+  iface = g_udev_device_get_parent_with_subsystem (disk, "usb", "usb_interface");
   if (iface == NULL)
     return;
 
@@ -290,8 +276,7 @@ read_usb_facts (VsmDevice *d, GUdevDevice *disk)
   else
     d->transport = VSM_TRANSPORT_USB_OTHER;
 
-  usbdev = g_udev_device_get_parent_with_subsystem (iface, "usb",
-                                                    "usb_device");
+  usbdev = g_udev_device_get_parent_with_subsystem (iface, "usb", "usb_device");
   if (usbdev != NULL)
     {
       usb->vendor_id = attr_string (usbdev, "idVendor");
@@ -300,14 +285,14 @@ read_usb_facts (VsmDevice *d, GUdevDevice *disk)
       usb->manufacturer = attr_string (usbdev, "manufacturer");
       usb->product = attr_string (usbdev, "product");
       usb->version = attr_string (usbdev, "version");
-      usb->speed_mbps = (guint) attr_u64 (usbdev, "speed");
+      usb->speed_mbps = (guint)attr_u64 (usbdev, "speed");
     }
 }
 
 static void
 read_transport (VsmDevice *d, GUdevDevice *disk)
 {
-  g_autoptr(GUdevDevice) cur = NULL;
+  g_autoptr (GUdevDevice) cur = NULL;
 
   d->transport = VSM_TRANSPORT_OTHER;
   read_usb_facts (d, disk);
@@ -334,8 +319,7 @@ read_transport (VsmDevice *d, GUdevDevice *disk)
       else if (g_strcmp0 (subsystem, "virtio") == 0)
         d->transport = VSM_TRANSPORT_VIRTIO;
       else if (g_strcmp0 (subsystem, "ata_port") == 0 ||
-               (name != NULL && g_str_has_prefix (name, "ata") &&
-                g_ascii_isdigit (name[3])))
+               (name != NULL && g_str_has_prefix (name, "ata") && g_ascii_isdigit (name[3])))
         d->transport = VSM_TRANSPORT_ATA;
 
       if (d->transport != VSM_TRANSPORT_OTHER)
@@ -349,8 +333,8 @@ read_transport (VsmDevice *d, GUdevDevice *disk)
 static void
 read_scsi_facts (VsmDevice *d, GUdevClient *client, GUdevDevice *disk)
 {
-  g_autoptr(GUdevDevice) sdev = NULL;
-  g_autoptr(GUdevDevice) iface = NULL;
+  g_autoptr (GUdevDevice) sdev = NULL;
+  g_autoptr (GUdevDevice) iface = NULL;
   const char *name;
   const char *colon;
   guint64 lun;
@@ -363,7 +347,7 @@ read_scsi_facts (VsmDevice *d, GUdevClient *client, GUdevDevice *disk)
       name = g_udev_device_get_name (sdev); /* H:C:T:L */
       colon = name ? strrchr (name, ':') : NULL;
       if (colon != NULL && vsm_parse_u64 (colon + 1, &lun) && lun < 256)
-        d->lun = (int) lun;
+        d->lun = (int)lun;
       d->vendor = attr_string (sdev, "vendor");
       d->model = attr_string (sdev, "model");
     }
@@ -376,8 +360,7 @@ read_scsi_facts (VsmDevice *d, GUdevClient *client, GUdevDevice *disk)
 
   /* Count the disks behind the same USB interface: a multi-LUN card reader
    * shows one disk per slot. */
-  iface = g_udev_device_get_parent_with_subsystem (disk, "usb",
-                                                   "usb_interface");
+  iface = g_udev_device_get_parent_with_subsystem (disk, "usb", "usb_interface");
   if (iface != NULL)
     {
       GList *all = g_udev_client_query_by_subsystem (client, "block");
@@ -388,8 +371,7 @@ read_scsi_facts (VsmDevice *d, GUdevClient *client, GUdevDevice *disk)
         {
           GUdevDevice *other = l->data;
           if (g_strcmp0 (g_udev_device_get_devtype (other), "disk") == 0 &&
-              g_str_has_prefix (g_udev_device_get_sysfs_path (other),
-                                iface_path))
+              g_str_has_prefix (g_udev_device_get_sysfs_path (other), iface_path))
             n++;
         }
       g_list_free_full (all, g_object_unref);
@@ -408,17 +390,24 @@ count_partitions (GUdevClient *client, GUdevDevice *disk)
   for (GList *l = all; l != NULL; l = l->next)
     {
       GUdevDevice *other = l->data;
-      g_autoptr(GUdevDevice) parent = NULL;
+      g_autoptr (GUdevDevice) parent = NULL;
 
       if (g_strcmp0 (g_udev_device_get_devtype (other), "partition") != 0)
         continue;
       parent = g_udev_device_get_parent (other);
-      if (parent != NULL &&
-          g_strcmp0 (g_udev_device_get_sysfs_path (parent), disk_path) == 0)
+      if (parent != NULL && g_strcmp0 (g_udev_device_get_sysfs_path (parent), disk_path) == 0)
         n++;
     }
   g_list_free_full (all, g_object_unref);
   return n;
+}
+
+static gboolean probing_disabled;
+
+void
+vsm_device_disable_probing (void)
+{
+  probing_disabled = TRUE;
 }
 
 /* Under udev the ID_FS_* properties are there (and replay under umockdev);
@@ -438,17 +427,15 @@ read_filesystem (VsmDevice *d, GUdevDevice *dev)
       return;
     }
 
-  if (d->devnode == NULL || g_getenv ("UMOCKDEV_DIR") != NULL)
+  if (d->devnode == NULL || probing_disabled || g_getenv ("UMOCKDEV_DIR") != NULL)
     return;
 
   pr = blkid_new_probe_from_filename (d->devnode);
   if (pr == NULL)
     return;
   blkid_probe_enable_superblocks (pr, TRUE);
-  blkid_probe_set_superblocks_flags (pr, BLKID_SUBLKS_LABEL |
-                                           BLKID_SUBLKS_UUID |
-                                           BLKID_SUBLKS_TYPE |
-                                           BLKID_SUBLKS_VERSION);
+  blkid_probe_set_superblocks_flags (pr, BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID |
+                                           BLKID_SUBLKS_TYPE | BLKID_SUBLKS_VERSION);
   blkid_probe_enable_partitions (pr, TRUE);
   if (blkid_do_safeprobe (pr) == 0)
     {
@@ -465,20 +452,17 @@ read_filesystem (VsmDevice *d, GUdevDevice *dev)
 }
 
 VsmDevice *
-vsm_device_new_from_udev (GUdevClient *client,
-                          GUdevDevice *udev,
-                          const char *spec,
-                          GError **error)
+vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *spec, GError **error)
 {
-  g_autoptr(VsmDevice) d = g_new0 (VsmDevice, 1);
-  g_autoptr(GUdevDevice) disk = NULL;
+  g_autoptr (VsmDevice) d = g_new0 (VsmDevice, 1);
+  g_autoptr (GUdevDevice) disk = NULL;
   const char *devtype = g_udev_device_get_devtype (udev);
   dev_t devno;
 
   if (g_strcmp0 (g_udev_device_get_subsystem (udev), "block") != 0)
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
-                   _("%s is not a block device"), spec ? spec : "device");
+      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND, _ ("%s is not a block device"),
+                   spec ? spec : "device");
       return NULL;
     }
 
@@ -495,7 +479,7 @@ vsm_device_new_from_udev (GUdevClient *client,
   if (disk == NULL)
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
-                   _("%s: cannot find the whole disk it belongs to"), d->spec);
+                   _ ("%s: cannot find the whole disk it belongs to"), d->spec);
       return NULL;
     }
 
@@ -547,7 +531,7 @@ vsm_device_new_from_udev (GUdevClient *client,
 VsmDevice *
 vsm_device_new_from_spec (GUdevClient *client, const char *spec, GError **error)
 {
-  g_autoptr(GUdevDevice) dev = resolve_spec (client, spec, error);
+  g_autoptr (GUdevDevice) dev = resolve_spec (client, spec, error);
 
   if (dev == NULL)
     return NULL;

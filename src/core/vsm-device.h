@@ -9,7 +9,8 @@
 
 G_BEGIN_DECLS
 
-typedef enum {
+typedef enum
+{
   VSM_TRANSPORT_OTHER,
   VSM_TRANSPORT_USB_STORAGE, /* Bulk-Only (usb-storage, ums-*) */
   VSM_TRANSPORT_UAS,
@@ -24,37 +25,39 @@ typedef enum {
 const char *vsm_transport_to_string (VsmTransport transport);
 gboolean vsm_transport_is_usb (VsmTransport transport);
 
-typedef struct {
-  char *vendor_id;    /* "0781" */
-  char *product_id;   /* "5581" */
+typedef struct
+{
+  char *vendor_id;  /* "0781" */
+  char *product_id; /* "5581" */
   char *serial;
   char *manufacturer;
   char *product;
-  char *version;      /* USB version, " 3.00" trimmed */
-  guint speed_mbps;   /* 12, 480, 5000, 10000, ...; 0 when unknown */
-  char *driver;       /* driver bound to the mass storage interface */
+  char *version;    /* USB version, " 3.00" trimmed */
+  guint speed_mbps; /* 12, 480, 5000, 10000, ...; 0 when unknown */
+  char *driver;     /* driver bound to the mass storage interface */
 } VsmUsbInfo;
 
-typedef struct {
-  char *spec;          /* what the caller gave */
-  char *devnode;       /* the block node it resolved to */
+typedef struct
+{
+  char *spec;    /* what the caller gave */
+  char *devnode; /* the block node it resolved to */
   char *syspath;
   gboolean is_partition;
 
-  char *disk_node;     /* the whole disk */
-  char *disk_name;     /* "sdb" */
+  char *disk_node; /* the whole disk */
+  char *disk_name; /* "sdb" */
   char *disk_syspath;
   guint disk_major;
   guint disk_minor;
-  char *bdi;           /* "MAJ:MIN" of the whole disk */
+  char *bdi; /* "MAJ:MIN" of the whole disk */
   guint n_partitions;
   gboolean superfloppy; /* the filesystem sits on the whole disk */
 
   VsmTransport transport;
-  VsmUsbInfo *usb;     /* NULL unless the disk hangs off USB */
-  int lun;             /* SCSI LUN, -1 when not SCSI */
-  guint n_luns;        /* disks sharing the same USB interface */
-  char *vendor;        /* SCSI/device vendor string */
+  VsmUsbInfo *usb; /* NULL unless the disk hangs off USB */
+  int lun;         /* SCSI LUN, -1 when not SCSI */
+  guint n_luns;    /* disks sharing the same USB interface */
+  char *vendor;    /* SCSI/device vendor string */
   char *model;
 
   gboolean removable;
@@ -67,9 +70,9 @@ typedef struct {
   guint64 optimal_io_size;
   guint64 physical_block_size;
   guint64 logical_block_size;
-  char *write_cache;   /* "write back" / "write through" / NULL */
+  char *write_cache; /* "write back" / "write through" / NULL */
 
-  char *fs_type;       /* NULL when none was found */
+  char *fs_type; /* NULL when none was found */
   char *fs_label;
   char *fs_uuid;
   char *fs_version;
@@ -80,15 +83,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmDevice, vsm_device_free)
 
 /* Accepts a device node, a /dev/disk/by-* link, LABEL=/UUID=/PARTUUID=/
  * PARTLABEL=, a mount point, or a /sys path of a block device. */
-VsmDevice *vsm_device_new_from_spec (GUdevClient *client,
-                                     const char *spec,
-                                     GError **error);
-VsmDevice *vsm_device_new_from_udev (GUdevClient *client,
-                                     GUdevDevice *udev,
-                                     const char *spec,
+VsmDevice *vsm_device_new_from_spec (GUdevClient *client, const char *spec, GError **error);
+VsmDevice *vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *spec,
                                      GError **error);
 
 gboolean vsm_device_fs_is_fat (const VsmDevice *device);
+
+/* udev helpers must never block on a dying device: no superblock probing,
+ * filesystem facts from the udev event only. */
+void vsm_device_disable_probing (void);
 
 /* Replaces control characters so that a label or serial from the device
  * cannot forge lines or escape sequences in text output. */

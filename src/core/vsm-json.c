@@ -57,7 +57,7 @@ add_device (JsonBuilder *b, const VsmDevice *d)
   member_string (b, "transport", vsm_transport_to_string (d->transport));
   member_bool (b, "removable", d->removable);
   member_bool (b, "rotational", d->rotational);
-  member_int (b, "size_bytes", (gint64) d->size_bytes);
+  member_int (b, "size_bytes", (gint64)d->size_bytes);
   member_string (b, "vendor", d->vendor);
   member_string (b, "model", d->model);
   member_int (b, "lun", d->lun);
@@ -84,12 +84,12 @@ add_device (JsonBuilder *b, const VsmDevice *d)
 
   json_builder_set_member_name (b, "queue");
   json_builder_begin_object (b);
-  member_int (b, "max_sectors_kb", (gint64) d->max_sectors_kb);
-  member_int (b, "max_hw_sectors_kb", (gint64) d->max_hw_sectors_kb);
-  member_int (b, "minimum_io_size", (gint64) d->minimum_io_size);
-  member_int (b, "optimal_io_size", (gint64) d->optimal_io_size);
-  member_int (b, "physical_block_size", (gint64) d->physical_block_size);
-  member_int (b, "logical_block_size", (gint64) d->logical_block_size);
+  member_int (b, "max_sectors_kb", (gint64)d->max_sectors_kb);
+  member_int (b, "max_hw_sectors_kb", (gint64)d->max_hw_sectors_kb);
+  member_int (b, "minimum_io_size", (gint64)d->minimum_io_size);
+  member_int (b, "optimal_io_size", (gint64)d->optimal_io_size);
+  member_int (b, "physical_block_size", (gint64)d->physical_block_size);
+  member_int (b, "logical_block_size", (gint64)d->logical_block_size);
   member_string (b, "write_cache", d->write_cache);
   json_builder_end_object (b);
 
@@ -110,7 +110,7 @@ add_device (JsonBuilder *b, const VsmDevice *d)
 JsonNode *
 vsm_json_classify (const VsmAssessment *a)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonBuilder) b = json_builder_new ();
 
   json_builder_begin_object (b);
   add_device (b, a->device);
@@ -138,7 +138,7 @@ add_kernel (JsonBuilder *b, const VsmKernel *k)
 JsonNode *
 vsm_json_plan (const VsmAssessment *a)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonBuilder) b = json_builder_new ();
   const VsmPlan *p = a->plan;
 
   json_builder_begin_object (b);
@@ -152,9 +152,9 @@ vsm_json_plan (const VsmAssessment *a)
   member_string (b, "mount_options", p->mount_options);
   member_string (b, "udisks_defaults", p->udisks_defaults);
   member_string (b, "udisks_allow", p->udisks_allow);
-  member_int (b, "bandwidth", (gint64) p->bandwidth);
+  member_int (b, "bandwidth", (gint64)p->bandwidth);
   member_string (b, "bandwidth_source", p->bandwidth_source);
-  member_int (b, "cap_bytes", (gint64) p->cap_bytes);
+  member_int (b, "cap_bytes", (gint64)p->cap_bytes);
   json_builder_set_member_name (b, "knobs");
   json_builder_begin_object (b);
   for (guint i = 0; i < p->knobs->len; i++)
@@ -180,15 +180,15 @@ add_state_fields (JsonBuilder *b, const VsmState *s)
   member_string (b, "filesystem", s->fs_type);
   member_string (b, "mount_options", s->mount_options);
   member_string (b, "source", s->source);
-  member_int (b, "cap_bytes", (gint64) s->cap_bytes);
-  member_int (b, "bandwidth", (gint64) s->bandwidth);
+  member_int (b, "cap_bytes", (gint64)s->cap_bytes);
+  member_int (b, "bandwidth", (gint64)s->bandwidth);
   member_int (b, "applied_at_usec", s->applied_at);
 }
 
 JsonNode *
 vsm_json_state (const VsmState *s)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonBuilder) b = json_builder_new ();
 
   json_builder_begin_object (b);
   add_state_fields (b, s);
@@ -268,15 +268,15 @@ add_status_entry (JsonBuilder *b, const VsmStatusEntry *e)
     {
       json_builder_begin_object (b);
       member_double (b, "seconds", e->seconds_since_apply);
-      member_int (b, "write_bytes", (gint64) e->io.write_bytes);
-      member_int (b, "write_requests", (gint64) e->io.write_ios);
+      member_int (b, "write_bytes", (gint64)e->io.write_bytes);
+      member_int (b, "write_requests", (gint64)e->io.write_ios);
       member_double (b, "avg_write_request_bytes", e->io.avg_write_request_bytes);
       json_builder_set_member_name (b, "flushes");
       if (e->io.has_flush)
-        json_builder_add_int_value (b, (gint64) e->io.flush_ios);
+        json_builder_add_int_value (b, (gint64)e->io.flush_ios);
       else
         json_builder_add_null_value (b);
-      member_int (b, "busy_ms", (gint64) e->io.busy_ms);
+      member_int (b, "busy_ms", (gint64)e->io.busy_ms);
       member_double (b, "write_throughput", e->io.write_throughput);
       json_builder_end_object (b);
     }
@@ -288,11 +288,11 @@ add_status_entry (JsonBuilder *b, const VsmStatusEntry *e)
     {
       json_builder_begin_object (b);
       member_string (b, "scope", e->dirty.per_device ? "device" : "system");
-      member_int (b, "dirty_bytes", (gint64) e->dirty.dirty_bytes);
-      member_int (b, "writeback_bytes", (gint64) e->dirty.writeback_bytes);
+      member_int (b, "dirty_bytes", (gint64)e->dirty.dirty_bytes);
+      member_int (b, "writeback_bytes", (gint64)e->dirty.writeback_bytes);
       json_builder_set_member_name (b, "kernel_bandwidth");
       if (e->dirty.per_device && e->dirty.bandwidth > 0)
-        json_builder_add_int_value (b, (gint64) e->dirty.bandwidth);
+        json_builder_add_int_value (b, (gint64)e->dirty.bandwidth);
       else
         json_builder_add_null_value (b);
       json_builder_end_object (b);
@@ -300,7 +300,7 @@ add_status_entry (JsonBuilder *b, const VsmStatusEntry *e)
   else
     json_builder_add_null_value (b);
 
-  member_int (b, "at_risk_bytes", (gint64) e->at_risk_bytes);
+  member_int (b, "at_risk_bytes", (gint64)e->at_risk_bytes);
   json_builder_set_member_name (b, "seconds_to_safe");
   if (e->safe_bandwidth > 0)
     json_builder_add_double_value (b, e->seconds_to_safe);
@@ -315,7 +315,7 @@ add_status_entry (JsonBuilder *b, const VsmStatusEntry *e)
 JsonNode *
 vsm_json_status (GPtrArray *entries, const VsmKernel *kernel)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonBuilder) b = json_builder_new ();
 
   json_builder_begin_object (b);
   if (kernel)
@@ -332,7 +332,7 @@ vsm_json_status (GPtrArray *entries, const VsmKernel *kernel)
 char *
 vsm_json_to_string (JsonNode *node)
 {
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
 
   json_generator_set_pretty (gen, TRUE);
   json_generator_set_root (gen, node);

@@ -48,15 +48,14 @@ vsm_kernel_has_knob (const VsmKernel *k, const char *name)
   return FALSE;
 }
 
-static const char *const known_knobs[] = {
-  "read_ahead_kb", "min_ratio", "max_ratio", "min_ratio_fine",
-  "max_ratio_fine", "min_bytes", "max_bytes", "strict_limit", NULL
-};
+static const char *const known_knobs[] = { "read_ahead_kb",  "min_ratio",      "max_ratio",
+                                           "min_ratio_fine", "max_ratio_fine", "min_bytes",
+                                           "max_bytes",      "strict_limit",   NULL };
 
 static char *
 any_bdi (void)
 {
-  g_autoptr(GDir) dir = g_dir_open ("/sys/class/bdi", 0, NULL);
+  g_autoptr (GDir) dir = g_dir_open ("/sys/class/bdi", 0, NULL);
   const char *name;
 
   if (dir == NULL)
@@ -75,7 +74,7 @@ probe_flush_fix (VsmKernel *k, VsmFlushFix override)
   if (override != VSM_FLUSH_FIX_UNKNOWN)
     {
       k->flush_fix = override;
-      k->flush_fix_reason = g_strdup (_("set by policy (kernel-flush-fix)"));
+      k->flush_fix_reason = g_strdup (_ ("set by policy (kernel-flush-fix)"));
       return;
     }
 
@@ -83,8 +82,8 @@ probe_flush_fix (VsmKernel *k, VsmFlushFix override)
   if (version != NULL && strstr (version, VSM_FLUSH_FIX_MARKER) != NULL)
     {
       k->flush_fix = VSM_FLUSH_FIX_PRESENT;
-      k->flush_fix_reason = g_strdup_printf (_("the loaded fat module is vfat-smart's patched build (%s)"),
-                                             version);
+      k->flush_fix_reason =
+        g_strdup_printf (_ ("the loaded fat module is vfat-smart's patched build (%s)"), version);
       return;
     }
 
@@ -92,12 +91,13 @@ probe_flush_fix (VsmKernel *k, VsmFlushFix override)
     {
       /* No mainline or distribution release carries the fix yet. */
       k->flush_fix = VSM_FLUSH_FIX_ABSENT;
-      k->flush_fix_reason = g_strdup (_("the loaded fat module has no fix marker and no released kernel carries the fix"));
+      k->flush_fix_reason = g_strdup (
+        _ ("the loaded fat module has no fix marker and no released kernel carries the fix"));
       return;
     }
 
   k->flush_fix = VSM_FLUSH_FIX_UNKNOWN;
-  k->flush_fix_reason = g_strdup (_("the fat module is not loaded"));
+  k->flush_fix_reason = g_strdup (_ ("the fat module is not loaded"));
 }
 
 VsmKernel *
@@ -128,9 +128,8 @@ vsm_kernel_probe (const char *bdi, VsmFlushFix override)
 
   probe_flush_fix (k, override);
 
-  for (const char *const *p = (const char *const[]) { "/sys/kernel/tracing",
-                                                      "/sys/kernel/debug/tracing",
-                                                      NULL };
+  for (const char *const *p =
+         (const char *const[]){ "/sys/kernel/tracing", "/sys/kernel/debug/tracing", NULL };
        *p != NULL; p++)
     {
       g_autofree char *f = g_build_filename (*p, "instances", NULL);

@@ -8,7 +8,8 @@
 
 G_BEGIN_DECLS
 
-typedef enum {
+typedef enum
+{
   VSM_FLUSH_FIX_UNKNOWN,
   VSM_FLUSH_FIX_PRESENT,
   VSM_FLUSH_FIX_ABSENT,
@@ -20,17 +21,18 @@ const char *vsm_flush_fix_to_string (VsmFlushFix fix);
  * out-of-tree build (kernel/), so it shows in /sys/module/fat/version. */
 #define VSM_FLUSH_FIX_MARKER "vfat-smart-flushfix"
 
-typedef struct {
-  char *release;            /* uname -r */
-  GPtrArray *bdi_knobs;     /* names of the writable BDI attributes found */
+typedef struct
+{
+  char *release;        /* uname -r */
+  GPtrArray *bdi_knobs; /* names of the writable BDI attributes found */
   gboolean has_strict_limit;
   gboolean has_max_bytes;
   gboolean has_ratio_fine;
   VsmFlushFix flush_fix;
   char *flush_fix_reason;
-  gboolean tracefs;         /* a tracefs mount we can use */
+  gboolean tracefs; /* a tracefs mount we can use */
   char *tracefs_path;
-  gboolean debugfs_bdi;     /* debugfs bdi/ stats readable */
+  gboolean debugfs_bdi; /* debugfs bdi/ stats readable */
 } VsmKernel;
 
 void vsm_kernel_free (VsmKernel *k);

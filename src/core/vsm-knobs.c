@@ -71,8 +71,7 @@ compute_restore (const char *bdi, const char *name, const char *path, char **res
       rpath = g_file_test (fine_path, G_FILE_TEST_EXISTS) ? g_steal_pointer (&fine_path)
                                                           : vsm_knob_path (bdi, base);
     }
-  else if (g_str_equal (name, "vm.dirty_bytes") ||
-           g_str_equal (name, "vm.dirty_background_bytes"))
+  else if (g_str_equal (name, "vm.dirty_bytes") || g_str_equal (name, "vm.dirty_background_bytes"))
     {
       g_autofree char *cur = vsm_read_attr (path, error);
       if (cur == NULL)
@@ -117,7 +116,8 @@ plan_has_knob (const VsmPlan *plan, const char *name)
   return vsm_plan_get_knob (plan, name) != NULL;
 }
 
-typedef struct {
+typedef struct
+{
   char *path;
   char *value;
 } Undo;
@@ -136,11 +136,10 @@ rollback (GPtrArray *undo, GString *msg)
   for (guint i = undo->len; i > 0; i--)
     {
       Undo *u = g_ptr_array_index (undo, i - 1);
-      g_autoptr(GError) err = NULL;
+      g_autoptr (GError) err = NULL;
 
       if (!vsm_write_attr (u->path, u->value, &err))
-        g_string_append_printf (msg, _("; rolling back %s failed too: %s"), u->path,
-                                err->message);
+        g_string_append_printf (msg, _ ("; rolling back %s failed too: %s"), u->path, err->message);
     }
   g_ptr_array_set_size (undo, 0);
 }
@@ -151,7 +150,7 @@ write_knob (const char *bdi, const char *name, const char *value, VsmKnobRecord 
             GPtrArray *undo, GError **error)
 {
   g_autofree char *path = vsm_knob_path (bdi, name);
-  g_autoptr(GError) local = NULL;
+  g_autoptr (GError) local = NULL;
   VsmKnobRecord *rec;
   Undo *u;
 
@@ -195,8 +194,7 @@ write_knob (const char *bdi, const char *name, const char *value, VsmKnobRecord 
   rec->readback = vsm_read_attr (path, &local);
   if (!vsm_knob_value_matches (name, value, rec->readback))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY,
-                   "%s: wrote %s but read back %s", path, value,
+      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY, "%s: wrote %s but read back %s", path, value,
                    rec->readback ? rec->readback : local->message);
       vsm_knob_record_free (rec);
       return NULL;
@@ -238,7 +236,7 @@ check_preconditions (const VsmDevice *d, const VsmPlan *plan, GError **error)
   if (geteuid () != 0 && g_getenv ("VFAT_SMART_STATE_DIR") == NULL)
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_PERMISSION,
-                   _("changing writeback knobs needs root (try sudo)"));
+                   _ ("changing writeback knobs needs root (try sudo)"));
       return FALSE;
     }
   for (guint i = 0; i < plan->knobs->len; i++)
@@ -248,8 +246,8 @@ check_preconditions (const VsmDevice *d, const VsmPlan *plan, GError **error)
       if (path == NULL || !g_file_test (path, G_FILE_TEST_EXISTS))
         {
           g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_SUPPORTED,
-                       _("%s: the kernel has no %s knob; nothing was changed"),
-                       d->disk_node, k->name);
+                       _ ("%s: the kernel has no %s knob; nothing was changed"), d->disk_node,
+                       k->name);
           return FALSE;
         }
     }
@@ -259,12 +257,12 @@ check_preconditions (const VsmDevice *d, const VsmPlan *plan, GError **error)
 VsmState *
 vsm_knobs_apply (const VsmDevice *d, const VsmPlan *plan, const char *source, GError **error)
 {
-  g_autoptr(VsmState) old = NULL;
-  g_autoptr(VsmState) s = NULL;
-  g_autoptr(VsmGlobalState) global = NULL;
-  g_autoptr(GPtrArray) undo = g_ptr_array_new_with_free_func ((GDestroyNotify) undo_free);
-  g_autoptr(GPtrArray) new_global = NULL;
-  g_autoptr(GError) local = NULL;
+  g_autoptr (VsmState) old = NULL;
+  g_autoptr (VsmState) s = NULL;
+  g_autoptr (VsmGlobalState) global = NULL;
+  g_autoptr (GPtrArray) undo = g_ptr_array_new_with_free_func ((GDestroyNotify)undo_free);
+  g_autoptr (GPtrArray) new_global = NULL;
+  g_autoptr (GError) local = NULL;
   gboolean uses_global = FALSE;
   int lock;
 
@@ -285,12 +283,15 @@ vsm_knobs_apply (const VsmDevice *d, const VsmPlan *plan, const char *source, GE
 
   s = vsm_state_new (d->bdi);
   fill_state (s, d, plan, source);
-  new_global = g_ptr_array_new_with_free_func ((GDestroyNotify) vsm_knob_record_free);
+  new_global = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_knob_record_free);
 
   if (old != NULL && g_strcmp0 (old->disk_syspath, d->disk_syspath) == 0)
     {
       s->applied_at = old->applied_at;
       s->baseline_stat = g_strdup (old->baseline_stat);
+      /* whoever applied first owns the knobs (udev's stay past a mount) */
+      g_free (s->source);
+      s->source = g_strdup (old->source);
     }
   else
     {
@@ -307,8 +308,8 @@ vsm_knobs_apply (const VsmDevice *d, const VsmPlan *plan, const char *source, GE
     {
       VsmKnob *k = g_ptr_array_index (plan->knobs, i);
       gboolean global_knob = vsm_knob_is_global (k->name);
-      VsmKnobRecord *prev = find_record (global_knob ? global->knobs : (old ? old->knobs : NULL),
-                                         k->name);
+      VsmKnobRecord *prev =
+        find_record (global_knob ? global->knobs : (old ? old->knobs : NULL), k->name);
       VsmKnobRecord *rec = write_knob (d->bdi, k->name, k->value, prev, undo, &local);
 
       if (rec == NULL)
@@ -362,7 +363,7 @@ fail:
     gint code = local && local->domain == VSM_ERROR ? local->code : VSM_ERROR_APPLY;
 
     if (undo->len > 0)
-      g_string_append (msg, _("; every knob was put back as it was"));
+      g_string_append (msg, _ ("; every knob was put back as it was"));
     rollback (undo, msg);
     vsm_state_unlock (lock);
     g_set_error_literal (error, VSM_ERROR, code, msg->str);
@@ -379,13 +380,13 @@ restore_records (GPtrArray *records, GPtrArray *report, GString *failures)
   for (guint i = records->len; i > 0; i--)
     {
       VsmKnobRecord *r = g_ptr_array_index (records, i - 1);
-      g_autoptr(GError) err = NULL;
+      g_autoptr (GError) err = NULL;
 
       if (!g_file_test (r->restore_path, G_FILE_TEST_EXISTS))
         {
           if (report)
-            g_ptr_array_add (report, g_strdup_printf (_("%s: device gone, nothing to restore"),
-                                                      r->name));
+            g_ptr_array_add (report,
+                             g_strdup_printf (_ ("%s: device gone, nothing to restore"), r->name));
           continue;
         }
       if (!vsm_write_attr (r->restore_path, r->restore_value, &err))
@@ -395,7 +396,7 @@ restore_records (GPtrArray *records, GPtrArray *report, GString *failures)
           continue;
         }
       if (report)
-        g_ptr_array_add (report, g_strdup_printf (_("%s: restored (%s = %s)"), r->name,
+        g_ptr_array_add (report, g_strdup_printf (_ ("%s: restored (%s = %s)"), r->name,
                                                   r->restore_path, r->restore_value));
     }
   return ok;
@@ -404,10 +405,10 @@ restore_records (GPtrArray *records, GPtrArray *report, GString *failures)
 gboolean
 vsm_knobs_restore (const char *bdi, GPtrArray *report, GError **error)
 {
-  g_autoptr(VsmState) s = NULL;
-  g_autoptr(VsmGlobalState) global = NULL;
-  g_autoptr(GString) failures = g_string_new (NULL);
-  g_autoptr(GError) local = NULL;
+  g_autoptr (VsmState) s = NULL;
+  g_autoptr (VsmGlobalState) global = NULL;
+  g_autoptr (GString) failures = g_string_new (NULL);
+  g_autoptr (GError) local = NULL;
   gboolean ok;
   int lock = vsm_state_lock (error);
 
@@ -440,7 +441,7 @@ vsm_knobs_restore (const char *bdi, GPtrArray *report, GError **error)
       if (global->owners->len == 0)
         ok &= restore_records (global->knobs, report, failures);
       else if (report)
-        g_ptr_array_add (report, g_strdup_printf (_("vm.* knobs: still used by %u other drive(s)"),
+        g_ptr_array_add (report, g_strdup_printf (_ ("vm.* knobs: still used by %u other drive(s)"),
                                                   global->owners->len));
       if (ok && !vsm_global_state_save (global, &local))
         {
@@ -459,7 +460,7 @@ vsm_knobs_restore (const char *bdi, GPtrArray *report, GError **error)
   if (!ok)
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY,
-                   _("restore incomplete, state kept for another try: %s"), failures->str);
+                   _ ("restore incomplete, state kept for another try: %s"), failures->str);
       return FALSE;
     }
   return TRUE;

@@ -22,16 +22,15 @@ gboolean vsm_knob_value_matches (const char *name, const char *applied, const ch
  * from an earlier apply: applying twice changes nothing) and the baseline
  * I/O counters. On any failure everything written is put back and nothing is
  * recorded. source: "cli", "udev", "mount". */
-VsmState *vsm_knobs_apply (const VsmDevice *device,
-                           const VsmPlan *plan,
-                           const char *source,
+VsmState *vsm_knobs_apply (const VsmDevice *device, const VsmPlan *plan, const char *source,
                            GError **error);
 
 /* Puts every original back and forgets the disk. A disk that is gone needs
  * nothing put back. report: lines saying what was done (may be NULL). */
 gboolean vsm_knobs_restore (const char *bdi, GPtrArray *report, GError **error);
 
-typedef enum {
+typedef enum
+{
   VSM_DRIFT_NONE,    /* as applied */
   VSM_DRIFT_CHANGED, /* someone else changed it */
   VSM_DRIFT_GONE,    /* cannot be read: device unplugged */

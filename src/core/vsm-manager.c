@@ -46,13 +46,13 @@ compute_plan (VsmAssessment *a)
   a->plan = vsm_plan_compute (a->device, a->classification, a->policy, a->kernel,
                               measured_bandwidth (a->device));
   for (guint i = 0; i < a->policy->problems->len; i++)
-    g_ptr_array_add (a->plan->reasons,
-                     g_strdup_printf (_("policy: %s"),
-                                      (char *) g_ptr_array_index (a->policy->problems, i)));
+    g_ptr_array_add (
+      a->plan->reasons,
+      g_strdup_printf (_ ("policy: %s"), (char *)g_ptr_array_index (a->policy->problems, i)));
 }
 
-static VsmAssessment *
-assess_device (VsmDevice *device, VsmPolicy *policy)
+VsmAssessment *
+vsm_assess_device (VsmDevice *device, VsmPolicy *policy)
 {
   VsmAssessment *a = g_new0 (VsmAssessment, 1);
 
@@ -71,7 +71,7 @@ vsm_assessment_set_class (VsmAssessment *a, VsmClass klass)
 
   if (c->klass != klass)
     g_ptr_array_insert (c->reasons, 0,
-                        g_strdup_printf (_("class set by hand to %s (detected: %s)"),
+                        g_strdup_printf (_ ("class set by hand to %s (detected: %s)"),
                                          vsm_class_to_string (klass),
                                          vsm_class_to_string (c->klass)));
   c->klass = klass;
@@ -89,20 +89,7 @@ vsm_assess (GUdevClient *client, const char *spec, VsmPolicy *policy, GError **e
       vsm_policy_free (policy);
       return NULL;
     }
-  return assess_device (device, policy);
-}
-
-VsmAssessment *
-vsm_assess_udev (GUdevClient *client, GUdevDevice *dev, VsmPolicy *policy, GError **error)
-{
-  VsmDevice *device = vsm_device_new_from_udev (client, dev, NULL, error);
-
-  if (device == NULL)
-    {
-      vsm_policy_free (policy);
-      return NULL;
-    }
-  return assess_device (device, policy);
+  return vsm_assess_device (device, policy);
 }
 
 VsmState *
@@ -110,8 +97,8 @@ vsm_assessment_apply (VsmAssessment *a, const char *source, GError **error)
 {
   if (!a->plan->managed)
     {
-      g_autoptr(GError) local = NULL;
-      g_autoptr(GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr (GError) local = NULL;
+      g_autoptr (GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
 
       /* left alone now; undo what an earlier apply did */
       if (!vsm_knobs_restore (a->device->bdi, report, &local) &&
@@ -120,9 +107,9 @@ vsm_assessment_apply (VsmAssessment *a, const char *source, GError **error)
           g_propagate_error (error, g_steal_pointer (&local));
           return NULL;
         }
-      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_SUPPORTED,
-                   _("%s is not managed: %s"), a->device->disk_node,
-                   (char *) g_ptr_array_index (a->plan->reasons, a->plan->reasons->len - 1));
+      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_SUPPORTED, _ ("%s is not managed: %s"),
+                   a->device->disk_node,
+                   (char *)g_ptr_array_index (a->plan->reasons, a->plan->reasons->len - 1));
       return NULL;
     }
   return vsm_knobs_apply (a->device, a->plan, source, error);
@@ -131,15 +118,15 @@ vsm_assessment_apply (VsmAssessment *a, const char *source, GError **error)
 gboolean
 vsm_restore_all (GPtrArray *report, GError **error)
 {
-  g_autoptr(GPtrArray) states = vsm_state_list (error);
-  g_autoptr(GString) failures = g_string_new (NULL);
+  g_autoptr (GPtrArray) states = vsm_state_list (error);
+  g_autoptr (GString) failures = g_string_new (NULL);
 
   if (states == NULL)
     return FALSE;
   for (guint i = 0; i < states->len; i++)
     {
       VsmState *s = g_ptr_array_index (states, i);
-      g_autoptr(GError) local = NULL;
+      g_autoptr (GError) local = NULL;
 
       if (report)
         g_ptr_array_add (report, g_strdup_printf ("%s (%s):", s->disk_node, s->bdi));
@@ -189,31 +176,32 @@ compute_safety (VsmStatusEntry *e)
 {
   const char *mode = e->state->flush_mode;
   g_autofree char *cap = vsm_format_bytes (e->state->cap_bytes);
-  g_autofree char *bw = vsm_format_rate ((double) e->state->bandwidth);
+  g_autofree char *bw = vsm_format_rate ((double)e->state->bandwidth);
 
   if (g_strcmp0 (mode, "dirty-cap") == 0)
-    e->safety_note = g_strdup_printf (_("no flush; at most %s can be at risk (%.1f s of writing at %s), "
-                                        "where udisks' flush would write each file out on close"),
-                                      cap,
-                                      e->state->bandwidth ? (double) e->state->cap_bytes / (double) e->state->bandwidth : 0.0,
-                                      bw);
+    e->safety_note = g_strdup_printf (
+      _ ("no flush; at most %s can be at risk (%.1f s of writing at %s), "
+         "where udisks' flush would write each file out on close"),
+      cap, e->state->bandwidth ? (double)e->state->cap_bytes / (double)e->state->bandwidth : 0.0,
+      bw);
   else if (g_strcmp0 (mode, "off") == 0)
-    e->safety_note = g_strdup (_("LESS SAFE than udisks' default: no flush and no cap, "
-                                 "eject before unplugging"));
+    e->safety_note = g_strdup (_ ("LESS SAFE than udisks' default: no flush and no cap, "
+                                  "eject before unplugging"));
   else if (g_strcmp0 (mode, "sync") == 0)
-    e->safety_note = g_strdup (_("safer than udisks' default (sync), and slower"));
+    e->safety_note = g_strdup (_ ("safer than udisks' default (sync), and slower"));
   else
-    e->safety_note = g_strdup (_("as safe as udisks' default (flush)"));
+    e->safety_note = g_strdup (_ ("as safe as udisks' default (flush)"));
 
   e->at_risk_bytes = e->dirty.dirty_bytes + e->dirty.writeback_bytes;
-  if (e->dirty.per_device && e->dirty.bandwidth > 0)
+  /* the kernel's estimate decays towards nothing while the device is idle */
+  if (e->dirty.per_device && e->dirty.bandwidth >= VSM_POLICY_MIN_BANDWIDTH * 10)
     {
       e->safe_bandwidth = e->dirty.bandwidth;
       e->safe_bandwidth_source = "kernel estimate";
     }
   else if (e->io.valid && e->io.write_throughput > 0)
     {
-      e->safe_bandwidth = (guint64) e->io.write_throughput;
+      e->safe_bandwidth = (guint64)e->io.write_throughput;
       e->safe_bandwidth_source = "measured since apply";
     }
   else if (e->state->bandwidth > 0)
@@ -222,21 +210,21 @@ compute_safety (VsmStatusEntry *e)
       e->safe_bandwidth_source = "plan";
     }
   if (e->safe_bandwidth > 0)
-    e->seconds_to_safe = (double) e->at_risk_bytes / (double) e->safe_bandwidth;
+    e->seconds_to_safe = (double)e->at_risk_bytes / (double)e->safe_bandwidth;
 }
 
 GPtrArray *
 vsm_status_collect (GUdevClient *client, const char *bdi, GError **error)
 {
-  g_autoptr(GPtrArray) states = vsm_state_list (error);
-  g_autoptr(VsmGlobalState) global = NULL;
+  g_autoptr (GPtrArray) states = vsm_state_list (error);
+  g_autoptr (VsmGlobalState) global = NULL;
   GPtrArray *out;
 
   if (states == NULL)
     return NULL;
   global = vsm_global_state_load (NULL);
 
-  out = g_ptr_array_new_with_free_func ((GDestroyNotify) vsm_status_entry_free);
+  out = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_status_entry_free);
   while (states->len > 0)
     {
       VsmState *s = g_ptr_array_steal_index (states, 0);
@@ -252,8 +240,8 @@ vsm_status_collect (GUdevClient *client, const char *bdi, GError **error)
       e->state = s;
       e->present = s->disk_syspath && g_file_test (s->disk_syspath, G_FILE_TEST_IS_DIR);
       e->mounts = e->present ? vsm_mounts_for_disk (client, s->disk_syspath)
-                             : g_ptr_array_new_with_free_func ((GDestroyNotify) vsm_mount_info_free);
-      e->knobs = g_ptr_array_new_with_free_func ((GDestroyNotify) knob_status_free);
+                             : g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_mount_info_free);
+      e->knobs = g_ptr_array_new_with_free_func ((GDestroyNotify)knob_status_free);
       for (guint i = 0; i < s->knobs->len; i++)
         add_knob_status (e, g_ptr_array_index (s->knobs, i), FALSE);
       for (guint i = 0; global && i < global->knobs->len; i++)
@@ -272,7 +260,7 @@ vsm_status_collect (GUdevClient *client, const char *bdi, GError **error)
       if (e->present && vsm_disk_stat_parse (s->baseline_stat, &before) &&
           vsm_disk_stat_read (s->disk_name, &now, NULL, NULL))
         vsm_disk_stat_delta (&before, &now, &e->io);
-      e->seconds_since_apply = (double) (g_get_real_time () - s->applied_at) / 1e6;
+      e->seconds_since_apply = (double)(g_get_real_time () - s->applied_at) / 1e6;
       if (e->present)
         vsm_dirty_info_read (s->bdi, &e->dirty);
       compute_safety (e);

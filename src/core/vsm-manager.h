@@ -18,7 +18,8 @@
 
 G_BEGIN_DECLS
 
-typedef struct {
+typedef struct
+{
   VsmDevice *device;
   VsmClassification *classification;
   VsmPolicy *policy;
@@ -32,8 +33,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmAssessment, vsm_assessment_free)
 /* policy: NULL to load it from GSettings (taken over otherwise) */
 VsmAssessment *vsm_assess (GUdevClient *client, const char *spec, VsmPolicy *policy,
                            GError **error);
-VsmAssessment *vsm_assess_udev (GUdevClient *client, GUdevDevice *dev, VsmPolicy *policy,
-                                GError **error);
+/* takes device (and policy, when not NULL) over */
+VsmAssessment *vsm_assess_device (VsmDevice *device, VsmPolicy *policy);
 
 /* Replaces the classification (a person knows better: `--class`) and
  * recomputes the plan. */
@@ -46,26 +47,28 @@ VsmState *vsm_assessment_apply (VsmAssessment *a, const char *source, GError **e
 /* Restores every managed disk; report gets a line per action. */
 gboolean vsm_restore_all (GPtrArray *report, GError **error);
 
-typedef struct {
+typedef struct
+{
   VsmKnobRecord *record; /* borrowed from the state */
   char *now;
   VsmDrift drift;
   gboolean global;
 } VsmKnobStatus;
 
-typedef struct {
+typedef struct
+{
   VsmState *state;
-  gboolean present;         /* the disk is still there */
-  GPtrArray *mounts;        /* VsmMountInfo* */
-  GPtrArray *knobs;         /* VsmKnobStatus* */
+  gboolean present;  /* the disk is still there */
+  GPtrArray *mounts; /* VsmMountInfo* */
+  GPtrArray *knobs;  /* VsmKnobStatus* */
   VsmIoDelta io;
   double seconds_since_apply;
   VsmDirtyInfo dirty;
-  guint64 at_risk_bytes;    /* dirty + writeback */
-  guint64 safe_bandwidth;   /* bytes/s used for the estimate */
+  guint64 at_risk_bytes;  /* dirty + writeback */
+  guint64 safe_bandwidth; /* bytes/s used for the estimate */
   const char *safe_bandwidth_source;
   double seconds_to_safe;
-  char *safety_note;        /* how this compares to udisks' default */
+  char *safety_note; /* how this compares to udisks' default */
 } VsmStatusEntry;
 
 void vsm_status_entry_free (VsmStatusEntry *e);

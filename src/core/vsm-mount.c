@@ -25,20 +25,19 @@ vsm_mount_info_free (VsmMountInfo *m)
 GPtrArray *
 vsm_mounts_for_disk (GUdevClient *client, const char *disk_syspath)
 {
-  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) vsm_mount_info_free);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_mount_info_free);
   struct libmnt_table *tb = mnt_new_table ();
   struct libmnt_iter *it = mnt_new_iter (MNT_ITER_FORWARD);
   struct libmnt_fs *fs;
 
-  if (tb == NULL || it == NULL || disk_syspath == NULL ||
-      mnt_table_parse_mtab (tb, NULL) != 0)
+  if (tb == NULL || it == NULL || disk_syspath == NULL || mnt_table_parse_mtab (tb, NULL) != 0)
     goto out;
 
   while (mnt_table_next_fs (tb, it, &fs) == 0)
     {
       dev_t devno = mnt_fs_get_devno (fs);
-      g_autoptr(GUdevDevice) dev = NULL;
-      g_autoptr(GUdevDevice) disk = NULL;
+      g_autoptr (GUdevDevice) dev = NULL;
+      g_autoptr (GUdevDevice) disk = NULL;
       VsmMountInfo *m;
 
       if (devno == 0)
@@ -84,7 +83,7 @@ char *
 vsm_options_merge (const char *base, const char *wins)
 {
   char *result = g_strdup (base ? base : "");
-  char *next = (char *) wins;
+  char *next = (char *)wins;
   char *name, *value;
   size_t nsz, vsz;
 

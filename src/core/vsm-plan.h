@@ -11,12 +11,14 @@
 
 G_BEGIN_DECLS
 
-typedef struct {
+typedef struct
+{
   char *name;  /* a BDI attribute ("strict_limit") or "vm.NAME" */
   char *value; /* as written */
 } VsmKnob;
 
-typedef struct {
+typedef struct
+{
   VsmClass klass;
   gboolean managed;        /* FALSE: vfat-smart leaves the device alone */
   VsmFlushMode flush_mode; /* never AUTO */
@@ -26,19 +28,17 @@ typedef struct {
   char *udisks_allow;      /* UDISKS_MOUNT_OPTIONS_<FS>_ALLOW */
   guint64 bandwidth;       /* bytes/s the cap was computed from */
   char *bandwidth_source;
-  guint64 cap_bytes;       /* 0 without a cap */
-  GPtrArray *knobs;        /* VsmKnob*, in the order to write them */
-  GPtrArray *reasons;      /* char* */
+  guint64 cap_bytes;  /* 0 without a cap */
+  GPtrArray *knobs;   /* VsmKnob*, in the order to write them */
+  GPtrArray *reasons; /* char* */
 } VsmPlan;
 
 void vsm_plan_free (VsmPlan *plan);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmPlan, vsm_plan_free)
 
 /* measured_bandwidth: bytes/s observed for this device, or 0. */
-VsmPlan *vsm_plan_compute (const VsmDevice *device,
-                           const VsmClassification *classification,
-                           const VsmPolicy *policy,
-                           const VsmKernel *kernel,
+VsmPlan *vsm_plan_compute (const VsmDevice *device, const VsmClassification *classification,
+                           const VsmPolicy *policy, const VsmKernel *kernel,
                            guint64 measured_bandwidth);
 
 const char *vsm_plan_get_knob (const VsmPlan *plan, const char *name);

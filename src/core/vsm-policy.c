@@ -31,7 +31,7 @@ vsm_flush_mode_from_string (const char *text, VsmFlushMode *out)
   for (guint i = 0; i < VSM_FLUSH_MODE_LAST; i++)
     if (g_strcmp0 (text, mode_names[i]) == 0)
       {
-        *out = (VsmFlushMode) i;
+        *out = (VsmFlushMode)i;
         return TRUE;
       }
   return FALSE;
@@ -82,7 +82,7 @@ type_is (VsmPolicy *p, const char *key, GVariant *value, const char *type)
 {
   if (value != NULL && g_variant_is_of_type (value, G_VARIANT_TYPE (type)))
     return TRUE;
-  return problem (p, _("%s: expected a value of type %s, ignored"), key, type);
+  return problem (p, _ ("%s: expected a value of type %s, ignored"), key, type);
 }
 
 static gboolean
@@ -99,9 +99,10 @@ set_class_modes (VsmPolicy *p, GVariant *value)
       VsmFlushMode m;
 
       if (!vsm_class_from_string (cls, &c) || c == VSM_CLASS_INTERNAL)
-        ok = problem (p, _("class-flush-modes: '%s' is not a class vfat-smart manages, ignored"), cls);
+        ok = problem (p, _ ("class-flush-modes: '%s' is not a class vfat-smart manages, ignored"),
+                      cls);
       else if (!vsm_flush_mode_from_string (mode, &m))
-        ok = problem (p, _("class-flush-modes: '%s' is not a flush mode, ignored"), mode);
+        ok = problem (p, _ ("class-flush-modes: '%s' is not a flush mode, ignored"), mode);
       else
         p->class_mode[c] = m;
     }
@@ -122,10 +123,12 @@ set_class_bandwidth (VsmPolicy *p, GVariant *value)
       VsmClass c;
 
       if (!vsm_class_from_string (cls, &c) || c == VSM_CLASS_INTERNAL)
-        ok = problem (p, _("class-bandwidth: '%s' is not a class vfat-smart manages, ignored"), cls);
+        ok =
+          problem (p, _ ("class-bandwidth: '%s' is not a class vfat-smart manages, ignored"), cls);
       else if (bw < VSM_POLICY_MIN_BANDWIDTH || bw > VSM_POLICY_MAX_BANDWIDTH)
-        ok = problem (p, _("class-bandwidth: %" G_GUINT64_FORMAT " B/s for %s is out of range, ignored"),
-                      bw, cls);
+        ok = problem (
+          p, _ ("class-bandwidth: %" G_GUINT64_FORMAT " B/s for %s is out of range, ignored"), bw,
+          cls);
       else
         p->class_bandwidth[c] = bw;
     }
@@ -147,7 +150,7 @@ vsm_policy_set (VsmPolicy *p, const char *key, GVariant *value)
       if (!type_is (p, key, value, "s"))
         return FALSE;
       if (!vsm_flush_mode_from_string (g_variant_get_string (value, NULL), &m))
-        return problem (p, _("flush-mode: '%s' is not a flush mode, using '%s'"),
+        return problem (p, _ ("flush-mode: '%s' is not a flush mode, using '%s'"),
                         g_variant_get_string (value, NULL),
                         vsm_flush_mode_to_string (p->flush_mode));
       p->flush_mode = m;
@@ -159,21 +162,20 @@ vsm_policy_set (VsmPolicy *p, const char *key, GVariant *value)
         return FALSE;
       s = g_variant_get_double (value);
       if (!isfinite (s) || s < 0.25 || s > 60)
-        return problem (p, _("max-dirty-seconds: %g is outside 0.25..60, using %g"), s,
+        return problem (p, _ ("max-dirty-seconds: %g is outside 0.25..60, using %g"), s,
                         p->max_dirty_seconds);
       p->max_dirty_seconds = s;
     }
-  else if (g_str_equal (key, "dirty-cap-min-bytes") ||
-           g_str_equal (key, "dirty-cap-max-bytes"))
+  else if (g_str_equal (key, "dirty-cap-min-bytes") || g_str_equal (key, "dirty-cap-max-bytes"))
     {
       gboolean is_min = g_str_equal (key, "dirty-cap-min-bytes");
-      guint64 v, lo = 1024 * 1024, hi = is_min ? G_GUINT64_CONSTANT (4) << 30
-                                               : G_GUINT64_CONSTANT (16) << 30;
+      guint64 v, lo = 1024 * 1024,
+                 hi = is_min ? G_GUINT64_CONSTANT (4) << 30 : G_GUINT64_CONSTANT (16) << 30;
       if (!type_is (p, key, value, "t"))
         return FALSE;
       v = g_variant_get_uint64 (value);
       if (v < lo || v > hi)
-        return problem (p, _("%s: %" G_GUINT64_FORMAT " is out of range, ignored"), key, v);
+        return problem (p, _ ("%s: %" G_GUINT64_FORMAT " is out of range, ignored"), key, v);
       if (is_min)
         p->cap_min_bytes = v;
       else
@@ -204,7 +206,7 @@ vsm_policy_set (VsmPolicy *p, const char *key, GVariant *value)
       else if (g_str_equal (v, "absent"))
         p->kernel_flush_fix = VSM_FLUSH_FIX_ABSENT;
       else
-        return problem (p, _("kernel-flush-fix: '%s' is not auto, present or absent, ignored"), v);
+        return problem (p, _ ("kernel-flush-fix: '%s' is not auto, present or absent, ignored"), v);
     }
   else if (g_str_equal (key, "allow-global-knobs"))
     {
@@ -221,7 +223,7 @@ vsm_policy_set (VsmPolicy *p, const char *key, GVariant *value)
     }
   else
     {
-      return problem (p, _("unknown policy key '%s', ignored"), key);
+      return problem (p, _ ("unknown policy key '%s', ignored"), key);
     }
   return TRUE;
 }
@@ -231,16 +233,23 @@ vsm_policy_validate (VsmPolicy *p)
 {
   if (p->cap_min_bytes > p->cap_max_bytes)
     {
-      problem (p, _("dirty-cap-min-bytes is larger than dirty-cap-max-bytes; using the smaller value for both"));
+      problem (p, _ ("dirty-cap-min-bytes is larger than dirty-cap-max-bytes; using the smaller "
+                     "value for both"));
       p->cap_min_bytes = p->cap_max_bytes;
     }
 }
 
-static const char *const policy_keys[] = {
-  "enabled", "flush-mode", "max-dirty-seconds", "dirty-cap-min-bytes",
-  "dirty-cap-max-bytes", "class-flush-modes", "class-bandwidth",
-  "kernel-flush-fix", "allow-global-knobs", "ignore-devices", NULL
-};
+static const char *const policy_keys[] = { "enabled",
+                                           "flush-mode",
+                                           "max-dirty-seconds",
+                                           "dirty-cap-min-bytes",
+                                           "dirty-cap-max-bytes",
+                                           "class-flush-modes",
+                                           "class-bandwidth",
+                                           "kernel-flush-fix",
+                                           "allow-global-knobs",
+                                           "ignore-devices",
+                                           NULL };
 
 VsmPolicy *
 vsm_policy_load_from_settings (GSettings *settings)
@@ -249,7 +258,7 @@ vsm_policy_load_from_settings (GSettings *settings)
 
   for (const char *const *k = policy_keys; *k != NULL; k++)
     {
-      g_autoptr(GVariant) v = g_settings_get_value (settings, *k);
+      g_autoptr (GVariant) v = g_settings_get_value (settings, *k);
       vsm_policy_set (p, *k, v);
     }
 
@@ -263,8 +272,8 @@ VsmPolicy *
 vsm_policy_load (void)
 {
   GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
-  g_autoptr(GSettingsSchema) schema = NULL;
-  g_autoptr(GSettings) settings = NULL;
+  g_autoptr (GSettingsSchema) schema = NULL;
+  g_autoptr (GSettings) settings = NULL;
   VsmPolicy *p;
 
   if (source != NULL)
@@ -272,7 +281,7 @@ vsm_policy_load (void)
   if (schema == NULL)
     {
       p = vsm_policy_new_default ();
-      problem (p, _("the GSettings schema %s is not installed; using built-in defaults"),
+      problem (p, _ ("the GSettings schema %s is not installed; using built-in defaults"),
                VSM_SCHEMA_ID);
       return p;
     }

@@ -11,7 +11,8 @@
 
 G_BEGIN_DECLS
 
-typedef enum {
+typedef enum
+{
   VSM_FLUSH_MODE_AUTO,
   VSM_FLUSH_MODE_KERNEL_FLUSH,
   VSM_FLUSH_MODE_DIRTY_CAP,
@@ -26,18 +27,19 @@ gboolean vsm_flush_mode_from_string (const char *text, VsmFlushMode *out);
 #define VSM_POLICY_MIN_BANDWIDTH G_GUINT64_CONSTANT (100000)
 #define VSM_POLICY_MAX_BANDWIDTH G_GUINT64_CONSTANT (10000000000)
 
-typedef struct {
+typedef struct
+{
   gboolean enabled;
   VsmFlushMode flush_mode;
   double max_dirty_seconds;
   guint64 cap_min_bytes;
   guint64 cap_max_bytes;
-  VsmFlushMode class_mode[VSM_CLASS_LAST];  /* AUTO: not set */
-  guint64 class_bandwidth[VSM_CLASS_LAST];  /* 0: not set */
-  VsmFlushFix kernel_flush_fix;             /* UNKNOWN: auto */
+  VsmFlushMode class_mode[VSM_CLASS_LAST]; /* AUTO: not set */
+  guint64 class_bandwidth[VSM_CLASS_LAST]; /* 0: not set */
+  VsmFlushFix kernel_flush_fix;            /* UNKNOWN: auto */
   gboolean allow_global_knobs;
   GStrv ignore_devices;
-  GPtrArray *problems;                      /* what was wrong, in words */
+  GPtrArray *problems; /* what was wrong, in words */
   char *source;
 } VsmPolicy;
 

@@ -73,7 +73,7 @@ vsm_state_new (const char *bdi)
 {
   VsmState *s = g_new0 (VsmState, 1);
   s->bdi = g_strdup (bdi);
-  s->knobs = g_ptr_array_new_with_free_func ((GDestroyNotify) vsm_knob_record_free);
+  s->knobs = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_knob_record_free);
   s->reasons = g_ptr_array_new_with_free_func (g_free);
   return s;
 }
@@ -100,18 +100,15 @@ bdi_is_valid (const char *bdi)
 {
   guint maj, min;
   char tail;
-  return bdi != NULL && strlen (bdi) < 24 &&
-         sscanf (bdi, "%u:%u%c", &maj, &min, &tail) == 2;
+  return bdi != NULL && strlen (bdi) < 24 && sscanf (bdi, "%u:%u%c", &maj, &min, &tail) == 2;
 }
 
 /* Only these places are ever written from a state file. */
 static gboolean
 knob_path_is_safe (const char *path)
 {
-  return path != NULL && strstr (path, "..") == NULL &&
-         strchr (path, '\n') == NULL &&
-         (g_str_has_prefix (path, "/sys/class/bdi/") ||
-          g_str_has_prefix (path, "/proc/sys/vm/"));
+  return path != NULL && strstr (path, "..") == NULL && strchr (path, '\n') == NULL &&
+         (g_str_has_prefix (path, "/sys/class/bdi/") || g_str_has_prefix (path, "/proc/sys/vm/"));
 }
 
 static char *
@@ -146,7 +143,7 @@ ensure_dir (GError **error)
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_STATE,
                    "state directory %s is not a directory owned by uid %u and writable only by it",
-                   dir, (guint) geteuid ());
+                   dir, (guint)geteuid ());
       return FALSE;
     }
   return TRUE;
@@ -192,16 +189,15 @@ read_no_follow (const char *path, char **out, gsize *len, GError **error)
   if (fd < 0)
     {
       int errsv = errno;
-      g_set_error (error, VSM_ERROR,
-                   errsv == ENOENT ? VSM_ERROR_NOT_MANAGED : VSM_ERROR_STATE,
+      g_set_error (error, VSM_ERROR, errsv == ENOENT ? VSM_ERROR_NOT_MANAGED : VSM_ERROR_STATE,
                    "cannot open %s: %s", path, g_strerror (errsv));
       return FALSE;
     }
   if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || st.st_size > MAX_STATE_SIZE)
     {
       close (fd);
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE,
-                   "%s is not a regular file of sane size", path);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "%s is not a regular file of sane size",
+                   path);
       return FALSE;
     }
   buf = g_malloc (st.st_size + 1);
@@ -213,7 +209,7 @@ read_no_follow (const char *path, char **out, gsize *len, GError **error)
       return FALSE;
     }
   buf[n] = '\0';
-  *len = (gsize) n;
+  *len = (gsize)n;
   *out = g_steal_pointer (&buf);
   return TRUE;
 }
@@ -222,16 +218,14 @@ static gboolean
 write_atomic (const char *name, const char *data, gsize len, GError **error)
 {
   g_autofree char *path = state_path (name);
-  g_autoptr(GError) local = NULL;
+  g_autoptr (GError) local = NULL;
 
   if (!ensure_dir (error))
     return FALSE;
   /* temp file + rename(): a symlink at path is replaced, never followed */
-  if (!g_file_set_contents_full (path, data, len, G_FILE_SET_CONTENTS_CONSISTENT, 0644,
-                                 &local))
+  if (!g_file_set_contents_full (path, data, len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "cannot write %s: %s", path,
-                   local->message);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "cannot write %s: %s", path, local->message);
       return FALSE;
     }
   return TRUE;
@@ -240,7 +234,7 @@ write_atomic (const char *name, const char *data, gsize len, GError **error)
 static void
 save_knobs (GKeyFile *kf, const char *group, GPtrArray *knobs)
 {
-  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
 
   for (guint i = 0; i < knobs->len; i++)
     {
@@ -255,14 +249,13 @@ save_knobs (GKeyFile *kf, const char *group, GPtrArray *knobs)
       g_key_file_set_string (kf, g, "restore-path", r->restore_path);
       g_key_file_set_string (kf, g, "restore-value", r->restore_value);
     }
-  g_key_file_set_string_list (kf, group, "knobs", (const char *const *) names->pdata,
-                              names->len);
+  g_key_file_set_string_list (kf, group, "knobs", (const char *const *)names->pdata, names->len);
 }
 
 static gboolean
 load_knobs (GKeyFile *kf, const char *group, GPtrArray *out, GError **error)
 {
-  g_auto(GStrv) names = g_key_file_get_string_list (kf, group, "knobs", NULL, NULL);
+  g_auto (GStrv) names = g_key_file_get_string_list (kf, group, "knobs", NULL, NULL);
 
   for (char **n = names; n && *n; n++)
     {
@@ -299,7 +292,7 @@ set_opt (GKeyFile *kf, const char *key, const char *value)
 char *
 vsm_state_to_data (const VsmState *s, gsize *len)
 {
-  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
 
   set_opt (kf, "bdi", s->bdi);
   set_opt (kf, "node", s->disk_node);
@@ -316,8 +309,8 @@ vsm_state_to_data (const VsmState *s, gsize *len)
   g_key_file_set_uint64 (kf, "disk", "bandwidth", s->bandwidth);
   g_key_file_set_int64 (kf, "disk", "applied-at", s->applied_at);
   g_key_file_set_int64 (kf, "disk", "updated-at", s->updated_at);
-  g_key_file_set_string_list (kf, "disk", "reasons",
-                              (const char *const *) s->reasons->pdata, s->reasons->len);
+  g_key_file_set_string_list (kf, "disk", "reasons", (const char *const *)s->reasons->pdata,
+                              s->reasons->len);
   save_knobs (kf, "disk", s->knobs);
   return g_key_file_to_data (kf, len, NULL);
 }
@@ -325,11 +318,11 @@ vsm_state_to_data (const VsmState *s, gsize *len)
 VsmState *
 vsm_state_from_data (const char *data, gsize len, GError **error)
 {
-  g_autoptr(GKeyFile) kf = g_key_file_new ();
-  g_autoptr(VsmState) s = NULL;
-  g_autoptr(GError) local = NULL;
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autoptr (VsmState) s = NULL;
+  g_autoptr (GError) local = NULL;
   g_autofree char *bdi = NULL;
-  g_auto(GStrv) reasons = NULL;
+  g_auto (GStrv) reasons = NULL;
 
   if (!g_key_file_load_from_data (kf, data, len, G_KEY_FILE_NONE, &local))
     {
@@ -369,7 +362,7 @@ VsmState *
 vsm_state_load (const char *bdi, GError **error)
 {
   g_autofree char *name = NULL, *path = NULL, *data = NULL;
-  g_autoptr(VsmState) s = NULL;
+  g_autoptr (VsmState) s = NULL;
   gsize len = 0;
 
   if (!bdi_is_valid (bdi))
@@ -440,17 +433,17 @@ vsm_state_remove (const char *bdi, GError **error)
 static int
 compare_states (gconstpointer a, gconstpointer b)
 {
-  const VsmState *sa = *(VsmState *const *) a;
-  const VsmState *sb = *(VsmState *const *) b;
+  const VsmState *sa = *(VsmState *const *)a;
+  const VsmState *sb = *(VsmState *const *)b;
   return g_strcmp0 (sa->bdi, sb->bdi);
 }
 
 GPtrArray *
 vsm_state_list (GError **error)
 {
-  g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) vsm_state_free);
-  g_autoptr(GError) local = NULL;
-  g_autoptr(GDir) dir = g_dir_open (vsm_state_dir (), 0, &local);
+  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_state_free);
+  g_autoptr (GError) local = NULL;
+  g_autoptr (GDir) dir = g_dir_open (vsm_state_dir (), 0, &local);
   const char *name;
 
   if (dir == NULL)
@@ -486,15 +479,15 @@ vsm_state_list (GError **error)
 VsmGlobalState *
 vsm_global_state_load (GError **error)
 {
-  g_autoptr(VsmGlobalState) g = g_new0 (VsmGlobalState, 1);
-  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr (VsmGlobalState) g = g_new0 (VsmGlobalState, 1);
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_autofree char *path = state_path ("global.state");
   g_autofree char *data = NULL;
-  g_autoptr(GError) local = NULL;
-  g_auto(GStrv) owners = NULL;
+  g_autoptr (GError) local = NULL;
+  g_auto (GStrv) owners = NULL;
   gsize len = 0;
 
-  g->knobs = g_ptr_array_new_with_free_func ((GDestroyNotify) vsm_knob_record_free);
+  g->knobs = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_knob_record_free);
   g->owners = g_ptr_array_new_with_free_func (g_free);
 
   if (!read_no_follow (path, &data, &len, &local))
@@ -521,7 +514,7 @@ vsm_global_state_load (GError **error)
 gboolean
 vsm_global_state_save (const VsmGlobalState *g, GError **error)
 {
-  g_autoptr(GKeyFile) kf = NULL;
+  g_autoptr (GKeyFile) kf = NULL;
   g_autofree char *data = NULL;
   gsize len = 0;
 
@@ -529,7 +522,7 @@ vsm_global_state_save (const VsmGlobalState *g, GError **error)
     return unlink_state ("global.state", error);
 
   kf = g_key_file_new ();
-  g_key_file_set_string_list (kf, "global", "owners", (const char *const *) g->owners->pdata,
+  g_key_file_set_string_list (kf, "global", "owners", (const char *const *)g->owners->pdata,
                               g->owners->len);
   save_knobs (kf, "global", g->knobs);
   data = g_key_file_to_data (kf, &len, NULL);

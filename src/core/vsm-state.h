@@ -11,21 +11,23 @@
 
 G_BEGIN_DECLS
 
-typedef struct {
-  char *name;          /* "max_bytes", "vm.dirty_bytes" */
-  char *path;          /* where it was written */
-  char *original;      /* read before the first write */
-  char *applied;       /* what was written */
-  char *readback;      /* read right after writing */
-  char *restore_path;  /* what restore writes, and where */
+typedef struct
+{
+  char *name;         /* "max_bytes", "vm.dirty_bytes" */
+  char *path;         /* where it was written */
+  char *original;     /* read before the first write */
+  char *applied;      /* what was written */
+  char *readback;     /* read right after writing */
+  char *restore_path; /* what restore writes, and where */
   char *restore_value;
 } VsmKnobRecord;
 
 void vsm_knob_record_free (VsmKnobRecord *r);
 VsmKnobRecord *vsm_knob_record_copy (const VsmKnobRecord *r);
 
-typedef struct {
-  char *bdi;            /* "8:16" */
+typedef struct
+{
+  char *bdi; /* "8:16" */
   char *disk_node;
   char *disk_name;
   char *disk_syspath;
@@ -34,14 +36,14 @@ typedef struct {
   char *flush_mode;
   char *fs_type;
   char *mount_options;
-  char *source;         /* "cli", "udev", "mount" */
+  char *source; /* "cli", "udev", "mount" */
   guint64 cap_bytes;
   guint64 bandwidth;
-  gint64 applied_at;    /* g_get_real_time () */
+  gint64 applied_at; /* g_get_real_time () */
   gint64 updated_at;
-  char *baseline_stat;  /* /sys/block/DISK/stat at the first apply */
-  GPtrArray *knobs;     /* VsmKnobRecord*, in the order written */
-  GPtrArray *reasons;   /* char* */
+  char *baseline_stat; /* /sys/block/DISK/stat at the first apply */
+  GPtrArray *knobs;    /* VsmKnobRecord*, in the order written */
+  GPtrArray *reasons;  /* char* */
 } VsmState;
 
 void vsm_state_free (VsmState *state);
@@ -64,7 +66,8 @@ gboolean vsm_state_remove (const char *bdi, GError **error);
 GPtrArray *vsm_state_list (GError **error);
 
 /* The system-wide knobs, with the disks that rely on them. */
-typedef struct {
+typedef struct
+{
   GPtrArray *knobs;  /* VsmKnobRecord* */
   GPtrArray *owners; /* char* bdi */
 } VsmGlobalState;

@@ -12,7 +12,7 @@
 gboolean
 vsm_disk_stat_parse (const char *text, VsmDiskStat *out)
 {
-  g_auto(GStrv) tokens = NULL;
+  g_auto (GStrv) tokens = NULL;
   guint n = 0;
 
   memset (out, 0, sizeof *out);
@@ -51,7 +51,8 @@ vsm_disk_stat_read (const char *disk_name, VsmDiskStat *out, char **raw, GError 
   return TRUE;
 }
 
-enum {
+enum
+{
   STAT_WRITE_IOS = 4,
   STAT_WRITE_SECTORS = 6,
   STAT_WRITE_TICKS = 7,
@@ -80,9 +81,9 @@ vsm_disk_stat_delta (const VsmDiskStat *a, const VsmDiskStat *b, VsmIoDelta *out
       out->flush_ios = b->field[STAT_FLUSH_IOS] - a->field[STAT_FLUSH_IOS];
     }
   if (out->write_ios > 0)
-    out->avg_write_request_bytes = (double) out->write_bytes / (double) out->write_ios;
+    out->avg_write_request_bytes = (double)out->write_bytes / (double)out->write_ios;
   if (out->busy_ms > 0)
-    out->write_throughput = (double) out->write_bytes * 1000.0 / (double) out->busy_ms;
+    out->write_throughput = (double)out->write_bytes * 1000.0 / (double)out->busy_ms;
 }
 
 /* "Key:   1234 kB" / "BdiWriteBandwidth: 1234 kBps" / "b_dirty: 3" */
@@ -90,7 +91,7 @@ static gboolean
 parse_kv_line (const char *line, char **key, guint64 *value, guint64 *unit)
 {
   const char *colon = strchr (line, ':');
-  g_auto(GStrv) parts = NULL;
+  g_auto (GStrv) parts = NULL;
   guint64 v;
 
   if (colon == NULL)
@@ -122,7 +123,7 @@ typedef void (*KvFunc) (const char *key, guint64 bytes, VsmDirtyInfo *out, guint
 static guint
 parse_kv_text (const char *text, KvFunc func, VsmDirtyInfo *out)
 {
-  g_auto(GStrv) lines = NULL;
+  g_auto (GStrv) lines = NULL;
   guint seen = 0;
 
   if (text == NULL)

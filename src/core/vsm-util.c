@@ -9,11 +9,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gio/gio.h>
+#include <glib/gi18n.h>
+#include <locale.h>
+#include <stdio.h>
+#include <syslog.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-G_DEFINE_QUARK (vsm-error-quark, vsm_error)
+G_DEFINE_QUARK (vsm - error - quark, vsm_error)
 
 int
 vsm_error_to_exit_status (const GError *error)
@@ -23,7 +27,7 @@ vsm_error_to_exit_status (const GError *error)
   if (error->domain != VSM_ERROR)
     return 1;
 
-  switch ((VsmError) error->code)
+  switch ((VsmError)error->code)
     {
     case VSM_ERROR_INVALID_ARGUMENT:
       return 2;
@@ -56,8 +60,7 @@ vsm_read_attr (const char *path, GError **error)
 
   if (memchr (contents, '\0', len) != NULL)
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_FAILED,
-                   "%s: unexpected binary data", path);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_FAILED, "%s: unexpected binary data", path);
       return NULL;
     }
 
@@ -99,8 +102,8 @@ vsm_read_u64 (const char *path, guint64 *out, GError **error)
     return FALSE;
   if (!vsm_parse_u64 (text, out))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_FAILED,
-                   "%s: not an unsigned number: '%.32s'", path, text);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_FAILED, "%s: not an unsigned number: '%.32s'", path,
+                   text);
       return FALSE;
     }
   return TRUE;
@@ -123,7 +126,7 @@ fault_injected (void)
   if (spec == NULL || !vsm_parse_u64 (spec, &n))
     return FALSE;
   fault_counter++;
-  return (guint64) fault_counter == n;
+  return (guint64)fault_counter == n;
 }
 
 gboolean
@@ -135,19 +138,18 @@ vsm_write_attr (const char *path, const char *value, GError **error)
 
   if (fault_injected ())
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY,
-                   "%s: %s (injected by VFAT_SMART_FAIL_WRITE)", path,
-                   g_strerror (EIO));
+      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY, "%s: %s (injected by VFAT_SMART_FAIL_WRITE)",
+                   path, g_strerror (EIO));
       return FALSE;
     }
 
-  fd = open (path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+  /* O_TRUNC as the shell does: harmless on sysfs and procfs */
+  fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
   if (fd < 0)
     {
       int errsv = errno;
       g_set_error (error, VSM_ERROR,
-                   errsv == EACCES || errsv == EPERM ? VSM_ERROR_PERMISSION
-                                                     : VSM_ERROR_APPLY,
+                   errsv == EACCES || errsv == EPERM ? VSM_ERROR_PERMISSION : VSM_ERROR_APPLY,
                    "cannot open %s for writing: %s", path, g_strerror (errsv));
       return FALSE;
     }
@@ -156,12 +158,11 @@ vsm_write_attr (const char *path, const char *value, GError **error)
     r = write (fd, value, len);
   while (r < 0 && errno == EINTR);
 
-  if (r < 0 || (size_t) r != len)
+  if (r < 0 || (size_t)r != len)
     {
       int errsv = r < 0 ? errno : EIO;
       close (fd);
-      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY,
-                   "cannot write '%s' to %s: %s", value, path,
+      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY, "cannot write '%s' to %s: %s", value, path,
                    g_strerror (errsv));
       return FALSE;
     }
@@ -169,8 +170,7 @@ vsm_write_attr (const char *path, const char *value, GError **error)
   if (close (fd) < 0)
     {
       int errsv = errno;
-      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY,
-                   "cannot write '%s' to %s: %s", value, path,
+      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY, "cannot write '%s' to %s: %s", value, path,
                    g_strerror (errsv));
       return FALSE;
     }
@@ -190,5 +190,25 @@ vsm_format_rate (double bytes_per_second)
 {
   if (bytes_per_second <= 0)
     return g_strdup ("-");
+  if (bytes_per_second < 1e6)
+    return g_strdup_printf ("%.0f kB/s", bytes_per_second / 1e3);
   return g_strdup_printf ("%.1f MB/s", bytes_per_second / 1e6);
+}
+
+void
+vsm_init_program (const char *name)
+{
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+  g_set_prgname (name);
+  openlog (name, LOG_PID, LOG_DAEMON);
+}
+
+void
+vsm_print_notes (const char *program, GPtrArray *notes)
+{
+  for (guint i = 0; notes && i < notes->len; i++)
+    printf ("%s: %s\n", program, (char *)g_ptr_array_index (notes, i));
 }

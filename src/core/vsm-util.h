@@ -13,7 +13,8 @@ GQuark vsm_error_quark (void);
 
 /* Each code maps to one documented exit status of the command line tools
  * (see vsm_error_to_exit_status()). */
-typedef enum {
+typedef enum
+{
   VSM_ERROR_FAILED,           /* anything else */
   VSM_ERROR_INVALID_ARGUMENT, /* bad option, bad value */
   VSM_ERROR_NOT_FOUND,        /* no such device, not a block device */
@@ -34,6 +35,13 @@ gboolean vsm_write_attr (const char *path, const char *value, GError **error);
 
 char *vsm_format_bytes (guint64 bytes);
 char *vsm_format_rate (double bytes_per_second);
+
+/* What every program of the project does first: locale and translations,
+ * program name, syslog identity. */
+void vsm_init_program (const char *name);
+
+/* Prints each note as "PROGRAM: note" on stdout. */
+void vsm_print_notes (const char *program, GPtrArray *notes);
 
 /* Fault injection for tests: VFAT_SMART_FAIL_WRITE=N makes the N-th knob
  * write of this process fail with EIO (1-based). Documented in README. */

@@ -2,12 +2,13 @@
 # Host integration: vfat-smart on a real loop device of the running kernel
 # (every BDI knob exists on Linux >= 6.2). Needs root; prints TAP.
 #
-# usage: test-loop.sh VFAT_SMART_BINARY SCHEMA_DIR
+# usage: test-loop.sh VFAT_SMART_BINARY SCHEMA_DIR MOUNT_HELPER
 set -uo pipefail
 export LC_ALL=C.UTF-8
 
 VS=$1
 SCHEMAS=$2
+MH=$3
 n=0
 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -59,7 +60,7 @@ knob() { cat /sys/class/bdi/"$bdi"/"$1"; }
 orig_strict=$(knob strict_limit)
 orig_ratio=$(knob max_ratio_fine)
 
-echo "1..28"
+echo "1..33"
 
 # --- classify / plan: the partition resolves to its disk
 out=$("$VS" classify --json "$part")
@@ -100,7 +101,8 @@ echo 0 > /sys/class/bdi/"$bdi"/strict_limit
 out=$("$VS" status --json "$part")
 check "status flags a knob someone else changed" \
   [ "$(echo "$out" | json 'd["devices"][0]["knobs"]["strict_limit"]["drift"]')" = changed ]
-"$VS" status "$part" | grep -q 'CHANGED' ; check "human status says CHANGED" [ $? = 0 ]
+human=$("$VS" status "$part")
+check "human status says CHANGED" grep -q CHANGED <<< "$human"
 
 "$VS" restore "$part" >/dev/null
 check "restore exits 0" [ $? = 0 ]
@@ -138,10 +140,26 @@ env -u VFAT_SMART_STATE_DIR setpriv --reuid=65534 --regid=65534 --clear-groups \
   "$VS" apply --class usb-stick "$part" 2>"$work/err"; rc=$?
 check "apply as non-root: exit 5 with a clear message" [ $rc = 5 ] && grep -q 'needs root' "$work/err"
 
+# --- mount.vfat-smart: a mount that fails leaves every knob as it was
+mkdir -p "$work/target"
+"$MH" "$part" "$work/target" -o x-vfat-smart.class=usb-stick,codepage=bogus 2>"$work/err"; rc=$?
+check "mount.vfat-smart: a failing mount exits 32 (mount(8)'s mount failure)" [ $rc = 32 ]
+check "... the knobs it set are put back, no state left" \
+  [ "$(knob strict_limit) $(knob max_ratio_fine) $(ls "$VFAT_SMART_STATE_DIR"/*.state 2>/dev/null)" = "$orig_strict $orig_ratio " ]
+out=$("$MH" "$part" "$work/target" -f -v -o x-vfat-smart.class=usb-stick); rc=$?
+check "mount.vfat-smart -f -v: exit 0, says what it would do, changes nothing" \
+  [ $rc = 0 -a "$(knob strict_limit)" = "$orig_strict" ] && grep -q 'mount -t vfat -o shortname=mixed,utf8=1,showexec' <<< "$out"
+"$MH" /dev/no-such-disk "$work/target" 2>/dev/null; rc1=$?
+"$MH" "$part" 2>/dev/null; rc2=$?
+env -u VFAT_SMART_STATE_DIR setpriv --reuid=65534 --regid=65534 --clear-groups "$MH" "$part" "$work/target" 2>/dev/null; rc3=$?
+check "mount.vfat-smart: no device 32, usage 1, non-root 1" [ "$rc1 $rc2 $rc3" = "32 1 1" ]
+
 # --- a mount point resolves to its device (ext4: the host kernel has no vfat)
 mkfs.ext4 -q -F "$part" && mnt=$work/mnt && mkdir -p "$mnt" && mount "$part" "$mnt"
 out=$("$VS" classify --json "$mnt")
 check "classify MOUNTPOINT resolves to the partition" [ "$(echo "$out" | json 'd["device"]')" = "$part" ]
+"$MH" "$part" "$work/target" 2>"$work/err"; rc=$?
+check "mount.vfat-smart refuses a filesystem that is not FAT (exit 32)" [ $rc = 32 ] && grep -q 'not vfat or exfat' "$work/err"
 
 echo "# $failed of $n failed"
 [ $failed = 0 ]

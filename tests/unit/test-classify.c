@@ -8,7 +8,8 @@
 
 #include <string.h>
 
-typedef struct {
+typedef struct
+{
   const char *name;
   VsmTransport transport;
   const char *driver;
@@ -27,30 +28,54 @@ typedef struct {
 #define GiB (G_GUINT64_CONSTANT (1) << 30)
 
 static const ClassCase class_cases[] = {
-  { "bot-stick-ss", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "0781", "5581", 5000, TRUE, TRUE, 32 * GiB, "Ultra", 0, 1, FALSE, 1, VSM_CLASS_USB_STICK },
-  { "bot-stick-hs", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "46f4", "0001", 480, TRUE, TRUE, 1 * GiB, "QEMU HARDDISK", 0, 1, FALSE, 1, VSM_CLASS_USB_STICK },
-  { "bot-stick-superfloppy", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "46f4", "0001", 480, TRUE, TRUE, 1 * GiB, "QEMU HARDDISK", 0, 1, TRUE, 0, VSM_CLASS_USB_STICK },
-  { "bot-stick-many-parts", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "46f4", "0001", 480, TRUE, TRUE, 1 * GiB, "QEMU HARDDISK", 0, 1, FALSE, 3, VSM_CLASS_USB_STICK },
-  { "ums-realtek-stick", VSM_TRANSPORT_USB_STORAGE, "ums-realtek", "1234", "0001", 480, TRUE, TRUE, 8 * GiB, "X", 0, 1, FALSE, 1, VSM_CLASS_USB_STICK },
-  { "uas-ssd", VSM_TRANSPORT_UAS, "uas", "152d", "0583", 10000, FALSE, FALSE, 500 * GiB, "Generic", 0, 1, FALSE, 1, VSM_CLASS_USB_SSD },
-  { "uas-hdd", VSM_TRANSPORT_UAS, "uas", "152d", "0578", 5000, FALSE, TRUE, 2000 * GiB, "Generic", 0, 1, FALSE, 1, VSM_CLASS_USB_HDD },
-  { "uas-fast-stick", VSM_TRANSPORT_UAS, "uas", "0781", "5591", 5000, TRUE, FALSE, 128 * GiB, "Extreme Pro", 0, 1, FALSE, 1, VSM_CLASS_USB_STICK_UAS },
-  { "bot-enclosure-big", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "152d", "2329", 480, FALSE, TRUE, 1000 * GiB, "Ext HDD", 0, 1, FALSE, 1, VSM_CLASS_USB_HDD },
-  { "bot-wd-hdd", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "1058", "25a2", 5000, FALSE, TRUE, 200 * GiB, "Elements", 0, 1, FALSE, 1, VSM_CLASS_USB_HDD },
-  { "bot-ssd-by-name", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "1234", "5678", 5000, FALSE, TRUE, 250 * GiB, "Portable SSD", 0, 1, FALSE, 1, VSM_CLASS_USB_SSD },
-  { "bot-small-nonremovable", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "1234", "5678", 480, FALSE, TRUE, 16 * GiB, "Flash", 0, 1, FALSE, 1, VSM_CLASS_USB_STICK },
-  { "bot-mid-nonremovable", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "1234", "5678", 480, FALSE, FALSE, 300 * GiB, "Disk", 0, 1, FALSE, 1, VSM_CLASS_UNKNOWN },
-  { "reader-lun1", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "1234", "5678", 480, TRUE, TRUE, 32 * GiB, "Disk", 1, 1, FALSE, 1, VSM_CLASS_CARD_READER },
-  { "reader-2luns", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "1234", "5678", 480, TRUE, TRUE, 32 * GiB, "Disk", 0, 2, FALSE, 1, VSM_CLASS_CARD_READER },
-  { "reader-by-name", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "1234", "5678", 480, TRUE, TRUE, 32 * GiB, "SD/MMC Reader", 0, 1, FALSE, 1, VSM_CLASS_CARD_READER },
-  { "reader-realtek", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "0bda", "0129", 480, TRUE, TRUE, 32 * GiB, "Disk", 0, 1, FALSE, 1, VSM_CLASS_CARD_READER },
-  { "mmc", VSM_TRANSPORT_MMC, NULL, NULL, NULL, 0, FALSE, FALSE, 64 * GiB, NULL, -1, 1, FALSE, 1, VSM_CLASS_CARD_READER },
-  { "nvme", VSM_TRANSPORT_NVME, NULL, NULL, NULL, 0, FALSE, FALSE, 1000 * GiB, NULL, -1, 1, FALSE, 3, VSM_CLASS_INTERNAL },
-  { "ata", VSM_TRANSPORT_ATA, NULL, NULL, NULL, 0, FALSE, TRUE, 1000 * GiB, NULL, 0, 1, FALSE, 3, VSM_CLASS_INTERNAL },
-  { "virtio", VSM_TRANSPORT_VIRTIO, NULL, NULL, NULL, 0, FALSE, TRUE, 8 * GiB, NULL, -1, 1, TRUE, 0, VSM_CLASS_INTERNAL },
-  { "loop", VSM_TRANSPORT_LOOP, NULL, NULL, NULL, 0, FALSE, TRUE, 1 * GiB, NULL, -1, 1, TRUE, 0, VSM_CLASS_INTERNAL },
-  { "other-removable", VSM_TRANSPORT_OTHER, NULL, NULL, NULL, 0, TRUE, TRUE, 1 * GiB, NULL, -1, 1, FALSE, 1, VSM_CLASS_UNKNOWN },
-  { "other-fixed", VSM_TRANSPORT_OTHER, NULL, NULL, NULL, 0, FALSE, TRUE, 1 * GiB, NULL, -1, 1, FALSE, 1, VSM_CLASS_INTERNAL },
+  { "bot-stick-ss", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "0781", "5581", 5000, TRUE, TRUE,
+    32 * GiB, "Ultra", 0, 1, FALSE, 1, VSM_CLASS_USB_STICK },
+  { "bot-stick-hs", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "46f4", "0001", 480, TRUE, TRUE,
+    1 * GiB, "QEMU HARDDISK", 0, 1, FALSE, 1, VSM_CLASS_USB_STICK },
+  { "bot-stick-superfloppy", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "46f4", "0001", 480, TRUE,
+    TRUE, 1 * GiB, "QEMU HARDDISK", 0, 1, TRUE, 0, VSM_CLASS_USB_STICK },
+  { "bot-stick-many-parts", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "46f4", "0001", 480, TRUE,
+    TRUE, 1 * GiB, "QEMU HARDDISK", 0, 1, FALSE, 3, VSM_CLASS_USB_STICK },
+  { "ums-realtek-stick", VSM_TRANSPORT_USB_STORAGE, "ums-realtek", "1234", "0001", 480, TRUE, TRUE,
+    8 * GiB, "X", 0, 1, FALSE, 1, VSM_CLASS_USB_STICK },
+  { "uas-ssd", VSM_TRANSPORT_UAS, "uas", "152d", "0583", 10000, FALSE, FALSE, 500 * GiB, "Generic",
+    0, 1, FALSE, 1, VSM_CLASS_USB_SSD },
+  { "uas-hdd", VSM_TRANSPORT_UAS, "uas", "152d", "0578", 5000, FALSE, TRUE, 2000 * GiB, "Generic",
+    0, 1, FALSE, 1, VSM_CLASS_USB_HDD },
+  { "uas-fast-stick", VSM_TRANSPORT_UAS, "uas", "0781", "5591", 5000, TRUE, FALSE, 128 * GiB,
+    "Extreme Pro", 0, 1, FALSE, 1, VSM_CLASS_USB_STICK_UAS },
+  { "bot-enclosure-big", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "152d", "2329", 480, FALSE, TRUE,
+    1000 * GiB, "Ext HDD", 0, 1, FALSE, 1, VSM_CLASS_USB_HDD },
+  { "bot-wd-hdd", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "1058", "25a2", 5000, FALSE, TRUE,
+    200 * GiB, "Elements", 0, 1, FALSE, 1, VSM_CLASS_USB_HDD },
+  { "bot-ssd-by-name", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "1234", "5678", 5000, FALSE, TRUE,
+    250 * GiB, "Portable SSD", 0, 1, FALSE, 1, VSM_CLASS_USB_SSD },
+  { "bot-small-nonremovable", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "1234", "5678", 480, FALSE,
+    TRUE, 16 * GiB, "Flash", 0, 1, FALSE, 1, VSM_CLASS_USB_STICK },
+  { "bot-mid-nonremovable", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "1234", "5678", 480, FALSE,
+    FALSE, 300 * GiB, "Disk", 0, 1, FALSE, 1, VSM_CLASS_UNKNOWN },
+  { "reader-lun1", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "1234", "5678", 480, TRUE, TRUE,
+    32 * GiB, "Disk", 1, 1, FALSE, 1, VSM_CLASS_CARD_READER },
+  { "reader-2luns", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "1234", "5678", 480, TRUE, TRUE,
+    32 * GiB, "Disk", 0, 2, FALSE, 1, VSM_CLASS_CARD_READER },
+  { "reader-by-name", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "1234", "5678", 480, TRUE, TRUE,
+    32 * GiB, "SD/MMC Reader", 0, 1, FALSE, 1, VSM_CLASS_CARD_READER },
+  { "reader-realtek", VSM_TRANSPORT_USB_STORAGE, "usb-storage", "0bda", "0129", 480, TRUE, TRUE,
+    32 * GiB, "Disk", 0, 1, FALSE, 1, VSM_CLASS_CARD_READER },
+  { "mmc", VSM_TRANSPORT_MMC, NULL, NULL, NULL, 0, FALSE, FALSE, 64 * GiB, NULL, -1, 1, FALSE, 1,
+    VSM_CLASS_CARD_READER },
+  { "nvme", VSM_TRANSPORT_NVME, NULL, NULL, NULL, 0, FALSE, FALSE, 1000 * GiB, NULL, -1, 1, FALSE,
+    3, VSM_CLASS_INTERNAL },
+  { "ata", VSM_TRANSPORT_ATA, NULL, NULL, NULL, 0, FALSE, TRUE, 1000 * GiB, NULL, 0, 1, FALSE, 3,
+    VSM_CLASS_INTERNAL },
+  { "virtio", VSM_TRANSPORT_VIRTIO, NULL, NULL, NULL, 0, FALSE, TRUE, 8 * GiB, NULL, -1, 1, TRUE, 0,
+    VSM_CLASS_INTERNAL },
+  { "loop", VSM_TRANSPORT_LOOP, NULL, NULL, NULL, 0, FALSE, TRUE, 1 * GiB, NULL, -1, 1, TRUE, 0,
+    VSM_CLASS_INTERNAL },
+  { "other-removable", VSM_TRANSPORT_OTHER, NULL, NULL, NULL, 0, TRUE, TRUE, 1 * GiB, NULL, -1, 1,
+    FALSE, 1, VSM_CLASS_UNKNOWN },
+  { "other-fixed", VSM_TRANSPORT_OTHER, NULL, NULL, NULL, 0, FALSE, TRUE, 1 * GiB, NULL, -1, 1,
+    FALSE, 1, VSM_CLASS_INTERNAL },
 };
 
 static VsmDevice *
@@ -90,8 +115,8 @@ static void
 test_classify_case (gconstpointer data)
 {
   const ClassCase *c = data;
-  g_autoptr(VsmDevice) d = device_from_case (c);
-  g_autoptr(VsmClassification) cls = vsm_classify (d);
+  g_autoptr (VsmDevice) d = device_from_case (c);
+  g_autoptr (VsmClassification) cls = vsm_classify (d);
 
   g_assert_cmpstr (vsm_class_to_string (cls->klass), ==, vsm_class_to_string (c->expect));
   g_assert_cmpuint (cls->reasons->len, >, 0);
@@ -116,12 +141,12 @@ test_class_names (void)
 static void
 test_classify_twins (void)
 {
-  g_autoptr(VsmDevice) a = device_from_case (&class_cases[1]);
-  g_autoptr(VsmDevice) b = device_from_case (&class_cases[2]);
-  g_autoptr(VsmDevice) c = device_from_case (&class_cases[3]);
-  g_autoptr(VsmClassification) ca = vsm_classify (a);
-  g_autoptr(VsmClassification) cb = vsm_classify (b);
-  g_autoptr(VsmClassification) cc = vsm_classify (c);
+  g_autoptr (VsmDevice) a = device_from_case (&class_cases[1]);
+  g_autoptr (VsmDevice) b = device_from_case (&class_cases[2]);
+  g_autoptr (VsmDevice) c = device_from_case (&class_cases[3]);
+  g_autoptr (VsmClassification) ca = vsm_classify (a);
+  g_autoptr (VsmClassification) cb = vsm_classify (b);
+  g_autoptr (VsmClassification) cc = vsm_classify (c);
 
   g_assert_cmpint (ca->klass, ==, cb->klass);
   g_assert_cmpint (ca->klass, ==, cc->klass);
@@ -133,8 +158,9 @@ fake_kernel (gboolean caps, VsmFlushFix fix)
 {
   VsmKernel *k = g_new0 (VsmKernel, 1);
   const char *names_61[] = { "read_ahead_kb", "min_ratio", "max_ratio", NULL };
-  const char *names_612[] = { "read_ahead_kb", "min_ratio", "max_ratio", "min_ratio_fine",
-                              "max_ratio_fine", "min_bytes", "max_bytes", "strict_limit", NULL };
+  const char *names_612[] = { "read_ahead_kb",  "min_ratio",      "max_ratio",
+                              "min_ratio_fine", "max_ratio_fine", "min_bytes",
+                              "max_bytes",      "strict_limit",   NULL };
 
   k->release = g_strdup (caps ? "6.12.57+deb12-amd64" : "6.1.0-40-amd64");
   k->bdi_knobs = g_ptr_array_new_with_free_func (g_free);
@@ -146,7 +172,8 @@ fake_kernel (gboolean caps, VsmFlushFix fix)
   return k;
 }
 
-typedef struct {
+typedef struct
+{
   const char *name;
   VsmClass klass;
   const char *fs;
@@ -161,39 +188,39 @@ typedef struct {
 } PlanCase;
 
 static const PlanCase plan_cases[] = {
-  { "stick-612", VSM_CLASS_USB_STICK, "vfat", TRUE, FALSE, VSM_FLUSH_MODE_AUTO, VSM_FLUSH_MODE_DIRTY_CAP, TRUE,
-    "shortname=mixed,utf8=1,showexec", "39845888", NULL },
-  { "stick-61", VSM_CLASS_USB_STICK, "vfat", FALSE, FALSE, VSM_FLUSH_MODE_AUTO, VSM_FLUSH_MODE_KERNEL_FLUSH, TRUE,
-    "shortname=mixed,utf8=1,showexec,flush", NULL, NULL },
-  { "stick-61-global", VSM_CLASS_USB_STICK, "vfat", FALSE, TRUE, VSM_FLUSH_MODE_AUTO, VSM_FLUSH_MODE_DIRTY_CAP, TRUE,
-    "shortname=mixed,utf8=1,showexec", NULL, "39845888" },
-  { "exfat-612", VSM_CLASS_USB_STICK, "exfat", TRUE, FALSE, VSM_FLUSH_MODE_AUTO, VSM_FLUSH_MODE_DIRTY_CAP, TRUE,
-    "iocharset=utf8,errors=remount-ro", "39845888", NULL },
-  { "exfat-61", VSM_CLASS_USB_STICK, "exfat", FALSE, FALSE, VSM_FLUSH_MODE_AUTO, VSM_FLUSH_MODE_OFF, TRUE,
-    "iocharset=utf8,errors=remount-ro", NULL, NULL },
-  { "exfat-kernel-flush", VSM_CLASS_USB_STICK, "exfat", TRUE, FALSE, VSM_FLUSH_MODE_KERNEL_FLUSH, VSM_FLUSH_MODE_DIRTY_CAP, TRUE,
-    "iocharset=utf8,errors=remount-ro", "39845888", NULL },
-  { "ssd-612", VSM_CLASS_USB_SSD, "vfat", TRUE, FALSE, VSM_FLUSH_MODE_AUTO, VSM_FLUSH_MODE_DIRTY_CAP, TRUE,
-    "shortname=mixed,utf8=1,showexec", "268435456", NULL },
-  { "internal", VSM_CLASS_INTERNAL, "vfat", TRUE, FALSE, VSM_FLUSH_MODE_AUTO, VSM_FLUSH_MODE_KERNEL_FLUSH, FALSE,
-    "shortname=mixed,utf8=1,showexec,flush", NULL, NULL },
-  { "policy-sync", VSM_CLASS_USB_STICK, "vfat", TRUE, FALSE, VSM_FLUSH_MODE_SYNC, VSM_FLUSH_MODE_SYNC, TRUE,
-    "shortname=mixed,utf8=1,showexec,sync", NULL, NULL },
-  { "policy-off", VSM_CLASS_USB_HDD, "vfat", TRUE, FALSE, VSM_FLUSH_MODE_OFF, VSM_FLUSH_MODE_OFF, TRUE,
-    "shortname=mixed,utf8=1,showexec", NULL, NULL },
-  { "not-fat", VSM_CLASS_USB_STICK, "ext4", TRUE, FALSE, VSM_FLUSH_MODE_AUTO, VSM_FLUSH_MODE_DIRTY_CAP, TRUE,
-    NULL, "39845888", NULL },
+  { "stick-612", VSM_CLASS_USB_STICK, "vfat", TRUE, FALSE, VSM_FLUSH_MODE_AUTO,
+    VSM_FLUSH_MODE_DIRTY_CAP, TRUE, "shortname=mixed,utf8=1,showexec", "39845888", NULL },
+  { "stick-61", VSM_CLASS_USB_STICK, "vfat", FALSE, FALSE, VSM_FLUSH_MODE_AUTO,
+    VSM_FLUSH_MODE_KERNEL_FLUSH, TRUE, "shortname=mixed,utf8=1,showexec,flush", NULL, NULL },
+  { "stick-61-global", VSM_CLASS_USB_STICK, "vfat", FALSE, TRUE, VSM_FLUSH_MODE_AUTO,
+    VSM_FLUSH_MODE_DIRTY_CAP, TRUE, "shortname=mixed,utf8=1,showexec", NULL, "39845888" },
+  { "exfat-612", VSM_CLASS_USB_STICK, "exfat", TRUE, FALSE, VSM_FLUSH_MODE_AUTO,
+    VSM_FLUSH_MODE_DIRTY_CAP, TRUE, "iocharset=utf8,errors=remount-ro", "39845888", NULL },
+  { "exfat-61", VSM_CLASS_USB_STICK, "exfat", FALSE, FALSE, VSM_FLUSH_MODE_AUTO, VSM_FLUSH_MODE_OFF,
+    TRUE, "iocharset=utf8,errors=remount-ro", NULL, NULL },
+  { "exfat-kernel-flush", VSM_CLASS_USB_STICK, "exfat", TRUE, FALSE, VSM_FLUSH_MODE_KERNEL_FLUSH,
+    VSM_FLUSH_MODE_DIRTY_CAP, TRUE, "iocharset=utf8,errors=remount-ro", "39845888", NULL },
+  { "ssd-612", VSM_CLASS_USB_SSD, "vfat", TRUE, FALSE, VSM_FLUSH_MODE_AUTO,
+    VSM_FLUSH_MODE_DIRTY_CAP, TRUE, "shortname=mixed,utf8=1,showexec", "268435456", NULL },
+  { "internal", VSM_CLASS_INTERNAL, "vfat", TRUE, FALSE, VSM_FLUSH_MODE_AUTO,
+    VSM_FLUSH_MODE_KERNEL_FLUSH, FALSE, "shortname=mixed,utf8=1,showexec,flush", NULL, NULL },
+  { "policy-sync", VSM_CLASS_USB_STICK, "vfat", TRUE, FALSE, VSM_FLUSH_MODE_SYNC,
+    VSM_FLUSH_MODE_SYNC, TRUE, "shortname=mixed,utf8=1,showexec,sync", NULL, NULL },
+  { "policy-off", VSM_CLASS_USB_HDD, "vfat", TRUE, FALSE, VSM_FLUSH_MODE_OFF, VSM_FLUSH_MODE_OFF,
+    TRUE, "shortname=mixed,utf8=1,showexec", NULL, NULL },
+  { "not-fat", VSM_CLASS_USB_STICK, "ext4", TRUE, FALSE, VSM_FLUSH_MODE_AUTO,
+    VSM_FLUSH_MODE_DIRTY_CAP, TRUE, NULL, "39845888", NULL },
 };
 
 static void
 test_plan_case (gconstpointer data)
 {
   const PlanCase *c = data;
-  g_autoptr(VsmDevice) d = device_from_case (&class_cases[0]);
-  g_autoptr(VsmKernel) k = fake_kernel (c->caps, VSM_FLUSH_FIX_ABSENT);
-  g_autoptr(VsmPolicy) p = vsm_policy_new_default ();
-  g_autoptr(VsmClassification) cls = vsm_classify (d);
-  g_autoptr(VsmPlan) plan = NULL;
+  g_autoptr (VsmDevice) d = device_from_case (&class_cases[0]);
+  g_autoptr (VsmKernel) k = fake_kernel (c->caps, VSM_FLUSH_FIX_ABSENT);
+  g_autoptr (VsmPolicy) p = vsm_policy_new_default ();
+  g_autoptr (VsmClassification) cls = vsm_classify (d);
+  g_autoptr (VsmPlan) plan = NULL;
 
   g_free (d->fs_type);
   d->fs_type = g_strdup (c->fs);
@@ -237,11 +264,11 @@ test_plan_case (gconstpointer data)
 static void
 test_plan_policy_overrides (void)
 {
-  g_autoptr(VsmDevice) d = device_from_case (&class_cases[0]);
-  g_autoptr(VsmKernel) k = fake_kernel (TRUE, VSM_FLUSH_FIX_PRESENT);
-  g_autoptr(VsmPolicy) p = vsm_policy_new_default ();
-  g_autoptr(VsmClassification) cls = vsm_classify (d);
-  g_autoptr(VsmPlan) a = NULL, b = NULL, c = NULL, e = NULL, f = NULL;
+  g_autoptr (VsmDevice) d = device_from_case (&class_cases[0]);
+  g_autoptr (VsmKernel) k = fake_kernel (TRUE, VSM_FLUSH_FIX_PRESENT);
+  g_autoptr (VsmPolicy) p = vsm_policy_new_default ();
+  g_autoptr (VsmClassification) cls = vsm_classify (d);
+  g_autoptr (VsmPlan) a = NULL, b = NULL, c = NULL, e = NULL, f = NULL;
 
   /* per-class mode wins over the global mode */
   p->flush_mode = VSM_FLUSH_MODE_SYNC;

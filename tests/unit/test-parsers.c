@@ -15,9 +15,11 @@
 
 /* /sys/block/sdb/stat after a 256 MiB copy, Linux 6.12 (17 fields) */
 static const char stat_612[] =
-  "     189        0     9746      120     2115    61293   524616   183745        0    65240   183866        0        0        0        0       13       12\n";
+  "     189        0     9746      120     2115    61293   524616   183745        0    65240   "
+  "183866        0        0        0        0       13       12\n";
 static const char stat_61_before[] =
-  "     189        0     9746      120       15        0      120       40        0       30      160        0        0        0        0        2        1\n";
+  "     189        0     9746      120       15        0      120       40        0       30      "
+  "160        0        0        0        0        2        1\n";
 static const char stat_11[] = "1 2 3 4 5 6 7 8 9 10 11";
 
 static void
@@ -54,7 +56,7 @@ test_disk_stat (void)
 
   g_assert_false (vsm_disk_stat_parse ("", &a));
   g_assert_false (vsm_disk_stat_parse (NULL, &a));
-  g_assert_false (vsm_disk_stat_parse ("1 2 3 4 5 6 7 8 9 10", &a));   /* truncated */
+  g_assert_false (vsm_disk_stat_parse ("1 2 3 4 5 6 7 8 9 10", &a));    /* truncated */
   g_assert_false (vsm_disk_stat_parse ("1 2 3 x 5 6 7 8 9 10 11", &a)); /* garbage */
   g_assert_false (vsm_disk_stat_parse ("1 2 3 -4 5 6 7 8 9 10 11", &a));
   g_assert_false (vsm_disk_stat_parse ("1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18", &a));
@@ -62,21 +64,20 @@ test_disk_stat (void)
 }
 
 /* debugfs bdi/8:16/stats, Linux 6.12 */
-static const char bdi_stats_612[] =
-  "BdiWriteback:            12288 kB\n"
-  "BdiReclaimable:          26624 kB\n"
-  "BdiDirtyThresh:          38912 kB\n"
-  "DirtyThresh:            409600 kB\n"
-  "BackgroundThresh:        65536 kB\n"
-  "BdiDirtied:             262144 kB\n"
-  "BdiWritten:             223232 kB\n"
-  "BdiWriteBandwidth:       15360 kBps\n"
-  "b_dirty:                     1\n"
-  "b_io:                        0\n"
-  "b_more_io:                   0\n"
-  "b_dirty_time:                0\n"
-  "bdi_list:                    1\n"
-  "state:                       1\n";
+static const char bdi_stats_612[] = "BdiWriteback:            12288 kB\n"
+                                    "BdiReclaimable:          26624 kB\n"
+                                    "BdiDirtyThresh:          38912 kB\n"
+                                    "DirtyThresh:            409600 kB\n"
+                                    "BackgroundThresh:        65536 kB\n"
+                                    "BdiDirtied:             262144 kB\n"
+                                    "BdiWritten:             223232 kB\n"
+                                    "BdiWriteBandwidth:       15360 kBps\n"
+                                    "b_dirty:                     1\n"
+                                    "b_io:                        0\n"
+                                    "b_more_io:                   0\n"
+                                    "b_dirty_time:                0\n"
+                                    "bdi_list:                    1\n"
+                                    "state:                       1\n";
 
 static void
 test_bdi_stats (void)
@@ -144,9 +145,9 @@ sample_state (void)
 static void
 test_state_roundtrip (void)
 {
-  g_autoptr(VsmState) s = sample_state ();
-  g_autoptr(VsmState) back = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr (VsmState) s = sample_state ();
+  g_autoptr (VsmState) back = NULL;
+  g_autoptr (GError) error = NULL;
   g_autofree char *data = NULL;
   gsize len;
   VsmKnobRecord *r;
@@ -157,7 +158,8 @@ test_state_roundtrip (void)
   g_assert_cmpstr (back->bdi, ==, "8:16");
   g_assert_cmpuint (back->cap_bytes, ==, 39845888);
   g_assert_cmpint (back->applied_at, ==, 1700000000000000);
-  g_assert_cmpstr (g_ptr_array_index (back->reasons, 0), ==, "a; reason with\nnewline and ; semicolons");
+  g_assert_cmpstr (g_ptr_array_index (back->reasons, 0), ==,
+                   "a; reason with\nnewline and ; semicolons");
   g_assert_cmpuint (back->knobs->len, ==, 1);
   r = g_ptr_array_index (back->knobs, 0);
   g_assert_cmpstr (r->restore_path, ==, "/sys/class/bdi/8:16/max_ratio_fine");
@@ -170,21 +172,22 @@ test_state_garbage (void)
   static const char *const bad[] = {
     "",
     "garbage\x01\x02",
-    "[disk]\n",                                  /* no bdi */
-    "[disk]\nbdi=../../etc\n",                   /* bad bdi */
+    "[disk]\n",                /* no bdi */
+    "[disk]\nbdi=../../etc\n", /* bad bdi */
     "[disk]\nbdi=8:16x\n",
-    "[disk]\nbdi=8:16\nknobs=max_bytes;\n",      /* knob without group */
-    "[disk]\nbdi=8:16\nknobs=x;\n[knob x]\npath=/etc/shadow\nrestore-path=/etc/shadow\nrestore-value=0\n",
+    "[disk]\nbdi=8:16\nknobs=max_bytes;\n", /* knob without group */
+    "[disk]\nbdi=8:16\nknobs=x;\n[knob "
+    "x]\npath=/etc/shadow\nrestore-path=/etc/shadow\nrestore-value=0\n",
     "[disk]\nbdi=8:16\nknobs=x;\n[knob x]\npath=/sys/class/bdi/8:16/../../../etc/x\n"
     "restore-path=/sys/class/bdi/8:16/x\nrestore-value=0\n",
     "[disk]\nbdi=8:16\nknobs=x;\n[knob x]\npath=/sys/class/bdi/8:16/x\n"
-    "restore-path=/sys/class/bdi/8:16/x\n",      /* no restore value */
+    "restore-path=/sys/class/bdi/8:16/x\n", /* no restore value */
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
     {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(VsmState) s = vsm_state_from_data (bad[i], strlen (bad[i]), &error);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (VsmState) s = vsm_state_from_data (bad[i], strlen (bad[i]), &error);
       g_assert_null (s);
       g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
     }
@@ -195,10 +198,10 @@ test_state_files (void)
 {
   g_autofree char *dir = g_dir_make_tmp ("vsm-state-XXXXXX", NULL);
   g_autofree char *link = NULL, *victim = NULL;
-  g_autoptr(VsmState) s = sample_state ();
-  g_autoptr(VsmState) loaded = NULL;
-  g_autoptr(GPtrArray) all = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr (VsmState) s = sample_state ();
+  g_autoptr (VsmState) loaded = NULL;
+  g_autoptr (GPtrArray) all = NULL;
+  g_autoptr (GError) error = NULL;
 
   g_setenv ("VFAT_SMART_STATE_DIR", dir, TRUE);
   g_assert_true (vsm_state_save (s, &error));
@@ -237,7 +240,8 @@ test_state_files (void)
 static void
 test_options_merge (void)
 {
-  static const struct {
+  static const struct
+  {
     const char *base, *wins, *expect;
   } cases[] = {
     { "shortname=mixed,utf8=1,showexec", NULL, "shortname=mixed,utf8=1,showexec" },
@@ -262,8 +266,8 @@ test_options_merge (void)
 static void
 test_policy_validation (void)
 {
-  g_autoptr(VsmPolicy) p = vsm_policy_new_default ();
-  g_autoptr(GVariant) modes = NULL, bw = NULL;
+  g_autoptr (VsmPolicy) p = vsm_policy_new_default ();
+  g_autoptr (GVariant) modes = NULL, bw = NULL;
 
   g_assert_true (vsm_policy_set (p, "flush-mode", g_variant_new_string ("dirty-cap")));
   g_assert_cmpint (p->flush_mode, ==, VSM_FLUSH_MODE_DIRTY_CAP);
@@ -278,14 +282,16 @@ test_policy_validation (void)
   g_assert_false (vsm_policy_set (p, "enabled", NULL));
   g_assert_false (vsm_policy_set (p, "no-such-key", g_variant_new_boolean (TRUE)));
 
-  modes = g_variant_ref_sink (g_variant_new_parsed ("{'usb-hdd': 'kernel-flush', 'internal': 'off', "
-                                                    "'floppy': 'off', 'usb-ssd': 'warp'}"));
+  modes =
+    g_variant_ref_sink (g_variant_new_parsed ("{'usb-hdd': 'kernel-flush', 'internal': 'off', "
+                                              "'floppy': 'off', 'usb-ssd': 'warp'}"));
   g_assert_false (vsm_policy_set (p, "class-flush-modes", modes));
   g_assert_cmpint (p->class_mode[VSM_CLASS_USB_HDD], ==, VSM_FLUSH_MODE_KERNEL_FLUSH);
   g_assert_cmpint (p->class_mode[VSM_CLASS_INTERNAL], ==, VSM_FLUSH_MODE_AUTO);
   g_assert_cmpint (p->class_mode[VSM_CLASS_USB_SSD], ==, VSM_FLUSH_MODE_AUTO);
 
-  bw = g_variant_ref_sink (g_variant_new_parsed ("{'usb-stick': @t 12000000, 'card-reader': @t 5}"));
+  bw =
+    g_variant_ref_sink (g_variant_new_parsed ("{'usb-stick': @t 12000000, 'card-reader': @t 5}"));
   g_assert_false (vsm_policy_set (p, "class-bandwidth", bw));
   g_assert_cmpuint (p->class_bandwidth[VSM_CLASS_USB_STICK], ==, 12000000);
   g_assert_cmpuint (p->class_bandwidth[VSM_CLASS_CARD_READER], ==, 0);
@@ -300,12 +306,12 @@ test_policy_validation (void)
 static void
 test_policy_gsettings (void)
 {
-  g_autoptr(GSettingsSchemaSource) src = NULL;
-  g_autoptr(GSettingsSchema) schema = NULL;
-  g_autoptr(GSettings) settings = NULL;
-  g_autoptr(GSettingsBackend) backend = g_memory_settings_backend_new ();
-  g_autoptr(VsmPolicy) p = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GSettingsSchemaSource) src = NULL;
+  g_autoptr (GSettingsSchema) schema = NULL;
+  g_autoptr (GSettings) settings = NULL;
+  g_autoptr (GSettingsBackend) backend = g_memory_settings_backend_new ();
+  g_autoptr (VsmPolicy) p = NULL;
+  g_autoptr (GError) error = NULL;
 
   src = g_settings_schema_source_new_from_directory (SCHEMA_DIR, NULL, TRUE, &error);
   g_assert_no_error (error);
@@ -325,8 +331,8 @@ test_policy_gsettings (void)
                                        g_variant_new_parsed ("{'nonsense': 'off'}")));
   /* the schema's range refuses this before it is stored */
   {
-    g_autoptr(GSettingsSchemaKey) key = g_settings_schema_get_key (schema, "max-dirty-seconds");
-    g_autoptr(GVariant) v = g_variant_ref_sink (g_variant_new_double (99));
+    g_autoptr (GSettingsSchemaKey) key = g_settings_schema_get_key (schema, "max-dirty-seconds");
+    g_autoptr (GVariant) v = g_variant_ref_sink (g_variant_new_double (99));
     g_assert_false (g_settings_schema_key_range_check (key, v));
   }
   p = vsm_policy_load_from_settings (settings);
@@ -381,6 +387,106 @@ test_numbers (void)
   }
 }
 
+static void
+test_mount_args (void)
+{
+  static const struct
+  {
+    const char *argv;
+    gboolean ok;
+    const char *spec, *target, *options, *ns;
+    gboolean fake, nomtab, sloppy, ro, rw, verbose;
+  } cases[] = {
+    { "/dev/sdb1 /mnt", TRUE, "/dev/sdb1", "/mnt", NULL, NULL },
+    { "/dev/sdb1 /mnt -o uid=1000,flush", TRUE, "/dev/sdb1", "/mnt", "uid=1000,flush", NULL },
+    { "-o ro LABEL=STICK /media/s -v", TRUE, "LABEL=STICK", "/media/s", "ro", NULL,
+      .verbose = TRUE },
+    { "/dev/sdb1 -fnsv /mnt -t vfat-smart", TRUE, "/dev/sdb1", "/mnt", NULL, NULL, TRUE, TRUE, TRUE,
+      FALSE, FALSE, TRUE },
+    { "/dev/sdb1 /mnt -ouid=1 -o gid=2", TRUE, "/dev/sdb1", "/mnt", "uid=1,gid=2", NULL },
+    { "/dev/sdb1 /mnt -r -w", TRUE, "/dev/sdb1", "/mnt", NULL, NULL, .rw = TRUE },
+    { "/dev/sdb1 /mnt -w -r", TRUE, "/dev/sdb1", "/mnt", NULL, NULL, .ro = TRUE },
+    { "/dev/sdb1 /mnt -N /proc/1/ns/mnt", TRUE, "/dev/sdb1", "/mnt", NULL, "/proc/1/ns/mnt" },
+    { "/dev/sdb1 /mnt -- -o x", FALSE }, /* a third path */
+    { "/dev/sdb1", FALSE },              /* no target */
+    { "", FALSE },
+    { "/dev/sdb1 /mnt -o", FALSE }, /* -o without value */
+    { "/dev/sdb1 /mnt -x", FALSE }, /* unknown flag */
+    { "/dev/sdb1 /mnt /extra", FALSE },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *line = g_strconcat ("mount.vfat-smart ", cases[i].argv, NULL);
+      g_auto (GStrv) argv = NULL;
+      g_autofree char *options = NULL, *message = NULL;
+      VsmMountRequest req;
+      gboolean verbose;
+      int argc;
+      gboolean ok;
+
+      g_assert_true (g_shell_parse_argv (line, &argc, &argv, NULL));
+      ok = vsm_mount_parse_args (argc, argv, &req, &verbose, &options, &message);
+      g_test_message ("case %s", cases[i].argv);
+      g_assert_cmpint (ok, ==, cases[i].ok);
+      if (!ok)
+        {
+          g_assert_nonnull (message);
+          continue;
+        }
+      g_assert_cmpstr (req.spec, ==, cases[i].spec);
+      g_assert_cmpstr (req.target, ==, cases[i].target);
+      g_assert_cmpstr (req.options, ==, cases[i].options);
+      g_assert_cmpstr (req.namespace, ==, cases[i].ns);
+      g_assert_cmpint (req.fake, ==, cases[i].fake);
+      g_assert_cmpint (req.nomtab, ==, cases[i].nomtab);
+      g_assert_cmpint (req.sloppy, ==, cases[i].sloppy);
+      g_assert_cmpint (req.read_only, ==, cases[i].ro);
+      g_assert_cmpint (req.read_write, ==, cases[i].rw);
+      g_assert_cmpint (verbose, ==, cases[i].verbose);
+    }
+}
+
+static void
+test_umount_args (void)
+{
+  static const struct
+  {
+    const char *argv;
+    gboolean ok;
+    const char *target;
+    gboolean lazy, force, nomtab, verbose;
+  } cases[] = {
+    { "/mnt", TRUE, "/mnt" },
+    { "/mnt -lv", TRUE, "/mnt", TRUE, FALSE, FALSE, TRUE },
+    { "-f -n /mnt -t vfat-smart", TRUE, "/mnt", FALSE, TRUE, TRUE, FALSE },
+    { "", FALSE },
+    { "/mnt /other", FALSE },
+    { "/mnt -q", FALSE },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *line = g_strconcat ("umount.vfat-smart ", cases[i].argv, NULL);
+      g_auto (GStrv) argv = NULL;
+      g_autofree char *message = NULL;
+      VsmUmountRequest req;
+      gboolean verbose;
+      int argc;
+
+      g_assert_true (g_shell_parse_argv (line, &argc, &argv, NULL));
+      g_assert_cmpint (vsm_umount_parse_args (argc, argv, &req, &verbose, &message), ==,
+                       cases[i].ok);
+      if (!cases[i].ok)
+        continue;
+      g_assert_cmpstr (req.target, ==, cases[i].target);
+      g_assert_cmpint (req.lazy, ==, cases[i].lazy);
+      g_assert_cmpint (req.force, ==, cases[i].force);
+      g_assert_cmpint (req.nomtab, ==, cases[i].nomtab);
+      g_assert_cmpint (verbose, ==, cases[i].verbose);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -394,6 +500,8 @@ main (int argc, char **argv)
   g_test_add_func ("/state/garbage", test_state_garbage);
   g_test_add_func ("/state/files", test_state_files);
   g_test_add_func ("/mount/options-merge", test_options_merge);
+  g_test_add_func ("/mount/helper-args", test_mount_args);
+  g_test_add_func ("/mount/umount-helper-args", test_umount_args);
   g_test_add_func ("/policy/validation", test_policy_validation);
   g_test_add_func ("/policy/gsettings", test_policy_gsettings);
   g_test_add_func ("/display/sanitize", test_sanitize);

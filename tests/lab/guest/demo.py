@@ -5,10 +5,12 @@ Usage (inside a guest-run guest with vfat-smart installed and HOTPLUG1 served by
 nbd-stick filter): demo.py BIG_MIB SMALL_COUNT SMALL_KIB
 
 Phase A: udisks' own defaults (labuser runs udisksctl mount; polkit rule for labuser).
-Phase B: vfat-smart. Knobs by `vfat-smart apply`; mount options from `vfat-smart plan`
-handed to udisks the supported way (UDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS/_ALLOW udev
-properties), set here by a lab udev rule because the project's own udev helper does not
-exist yet. The path used is printed.
+Phase A runs with the project's udev rule told to leave the stick alone
+(VFAT_SMART_IGNORE=1 from a lab rule, the documented per-drive switch).
+Phase B: vfat-smart as installed: the lab rule is removed, a change event runs the
+project's udev rule (vfat-smart-udev applies the knobs and exports
+UDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS/_ALLOW), udisks mounts with those options. The path
+used is printed.
 Both phases: fresh FAT32, caches dropped, the same data copied by labuser with cp -r,
 "safe" = until `udisksctl unmount` returned (what eject does).
 """
@@ -23,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scenario import Device, Sampler, Tracer, sh, stick_segment, summarize_trace, write  # noqa: E402
 
 MIB = 1024 * 1024
-RULE = "/etc/udev/rules.d/90-vsm-lab-demo.rules"
+IGNORE_RULE = "/etc/udev/rules.d/60-vsm-lab-demo-ignore.rules"
 
 
 def user(*cmd):
@@ -146,31 +148,36 @@ def main():
           % (big, count, kib, nbytes / MIB))
     sh("bash", "-c", ". /run/lab/lib.sh; lab_polkit_allow_user")
     print("polkit: a lab rule lets labuser mount (the guest has no logind, so no active session)")
+    with open(IGNORE_RULE, "w") as f:
+        f.write('# vfat-smart lab demo, phase A: leave the stick to udisks\' defaults\n'
+                'SUBSYSTEM=="block", ENV{ID_SERIAL_SHORT}=="HOTPLUG1", ENV{VFAT_SMART_IGNORE}="1"\n')
+    sh("udevadm", "control", "--reload")
     disk = sh("bash", "-c", ". /run/lab/lib.sh; lab_hotplug").strip()
     dev = Device("HOTPLUG1")
     print("hot-plugged the simulated cheap stick: %s (nbd-stick profile cheap-stick)" % disk)
 
     fresh_fs(dev)
-    print("\n== A: udisksctl mount with udisks' built-in defaults")
+    print("\n== A: udisksctl mount with udisks' built-in defaults (vfat-smart told to ignore the stick)")
     a = phase(dev, "udisks", 0, src, nbytes)
     print("   copy %.1f s, safe %.1f s" % (a["copy_s"], a["safe_s"]))
 
     fresh_fs(dev)
-    print("\n== B: vfat-smart")
-    plan = json.loads(sh("vfat-smart", "plan", "--json", dev.part))
-    print(sh("vfat-smart", "apply", dev.part).rstrip())
-    with open(RULE, "w") as f:
-        f.write('# vfat-smart lab demo: what the udev helper will export, from vfat-smart plan\n'
-                'SUBSYSTEM=="block", ENV{DEVTYPE}=="partition", ENV{ID_SERIAL_SHORT}=="HOTPLUG1", '
-                'ENV{UDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS}="%s", ENV{UDISKS_MOUNT_OPTIONS_VFAT_ALLOW}="%s"\n'
-                % (plan["udisks_defaults"].replace("$", "$$"), plan["udisks_allow"].replace("$", "$$")))
+    print("\n== B: vfat-smart, as installed: udev rule + udisks")
+    os.unlink(IGNORE_RULE)
     sh("udevadm", "control", "--reload")
+    sh("udevadm", "trigger", "--action=change", disk)
     sh("udevadm", "trigger", "--action=change", dev.part)
     settle()
     time.sleep(1)   # udisks picks up the change event
-    path_b = ("knobs by `vfat-smart apply`; mount by udisksctl as labuser with vfat-smart's options "
-              "(plan: %s) handed to udisks through UDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS/_ALLOW from a lab "
-              "udev rule, because the project's udev helper does not exist yet" % plan["udisks_defaults"])
+    plan = json.loads(sh("vfat-smart", "plan", "--json", dev.part))
+    props = [l for l in sh("udevadm", "info", "-q", "property", dev.part).splitlines()
+             if l.startswith(("VFAT_SMART_", "UDISKS_MOUNT_OPTIONS_"))]
+    print("   udev properties of %s:\n     %s" % (dev.part, "\n     ".join(props)))
+    if not any(l.startswith("UDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS=") for l in props):
+        raise SystemExit("demo: the project's udev rule did not export udisks' mount options")
+    path_b = ("the project's udev rule: vfat-smart-udev applied the knobs and exported "
+              "UDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS=%s; udisksctl mount as labuser"
+              % plan["udisks_defaults"])
     b = phase(dev, "vfat-smart", 1, src, nbytes)
     print("   copy %.1f s, safe %.1f s" % (b["copy_s"], b["safe_s"]))
     table(a, b, path_b)

@@ -20,6 +20,8 @@ fs_node() {   # disk -> its first partition, or the disk itself (superfloppy)
 }
 
 command -v vfat-smart > /dev/null || { fail "vfat-smart is not installed in the guest"; finish; }
+# the project's udev rule manages cold-plugged sticks already: start from the kernel's knobs
+vfat-smart restore --all > /dev/null
 echo "== $(uname -r); $(vfat-smart --version 2>&1 | head -n 1)"
 W=$(mktemp -d)
 

@@ -1,0 +1,78 @@
+/* vsm-udev.c - what the udev helper exports
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "vsm-udev.h"
+
+#include <string.h>
+
+static gboolean
+safe_key (const char *key)
+{
+  if (key == NULL || !g_ascii_isupper (*key))
+    return FALSE;
+  for (const char *p = key; *p; p++)
+    if (!g_ascii_isupper (*p) && !g_ascii_isdigit (*p) && *p != '_')
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+safe_value (const char *value)
+{
+  if (value == NULL)
+    return FALSE;
+  for (const char *p = value; *p; p++)
+    if (!g_ascii_isalnum (*p) && strchr ("=,$_.-", *p) == NULL)
+      return FALSE;
+  return TRUE;
+}
+
+char *
+vsm_udev_env_line (const char *key, const char *value)
+{
+  if (!safe_key (key) || !safe_value (value))
+    return NULL;
+  return g_strdup_printf ("%s=%s", key, value);
+}
+
+static void
+add (GPtrArray *out, const char *key, const char *value)
+{
+  char *line = vsm_udev_env_line (key, value);
+  if (line != NULL)
+    g_ptr_array_add (out, line);
+}
+
+GPtrArray *
+vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboolean is_fs)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  const VsmPlan *p = a->plan;
+  g_autofree char *upper = NULL;
+  g_autofree char *kdef = NULL;
+  g_autofree char *kallow = NULL;
+
+  add (out, "VFAT_SMART_CLASS", vsm_class_to_string (p->klass));
+  add (out, "VFAT_SMART_FLUSH_MODE", vsm_flush_mode_to_string (p->flush_mode));
+  add (out, "VFAT_SMART_MANAGED", p->managed ? "1" : "0");
+  if (p->cap_bytes > 0 && applied)
+    {
+      g_autofree char *cap = g_strdup_printf ("%" G_GUINT64_FORMAT, p->cap_bytes);
+      add (out, "VFAT_SMART_DIRTY_CAP", cap);
+    }
+
+  /* only where vfat-smart changes something do udisks' own defaults step
+   * aside; a cap that could not be applied never means "no flush" */
+  if (!is_fs || p->fs_type == NULL || !p->managed || !applied)
+    return out;
+
+  upper = g_ascii_strup (p->fs_type, -1);
+  kdef = g_strdup_printf ("UDISKS_MOUNT_OPTIONS_%s_DEFAULTS", upper);
+  kallow = g_strdup_printf ("UDISKS_MOUNT_OPTIONS_%s_ALLOW", upper);
+  add (out, kdef, p->udisks_defaults);
+  add (out, kallow, p->udisks_allow);
+  return out;
+}

@@ -1,0 +1,69 @@
+# guest side: mount.vfat-smart / umount.vfat-smart by hand (issue: mounting by hand).
+# Runs in a guest-run guest with vfat-smart installed from the destdir; needs STICKSS1.
+# Prints PASS/FAIL lines and ends with "KERNEL: N passed, N failed".
+set -u
+. "${LAB_SCRIPT_DIR:?the driver sets LAB_SCRIPT_DIR}/check-lib.sh"
+jget() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."): v = v.get(k) if isinstance(v, dict) else None
+print("" if v is None else v)' "$@"; }
+
+W=$(mktemp -d)
+d=$(lab_disk STICKSS1 10) || { fail "no STICKSS1"; finish; }
+# udev's rule manages cold-plugged sticks already: start from the kernel's own knobs
+vfat-smart restore --all > /dev/null
+node=${d}1
+bdi=/sys/class/bdi/$(cat "/sys/block/${d#/dev/}/dev")
+knobs() { for k in strict_limit max_ratio; do [ -e "$bdi/$k" ] && printf '%s=%s ' "$k" "$(cat "$bdi/$k")"; done; }
+before=$(knobs)
+mnt=/mnt/by-hand
+mkdir -p $mnt
+
+vfat-smart plan --json "$node" > "$W/plan.json"
+mode=$(jget "$W/plan.json" flush_mode)
+cap=$(jget "$W/plan.json" knobs.max_bytes)
+echo "   plan: $mode, -o $(jget "$W/plan.json" mount_options), max_bytes=${cap:-none}"
+
+# a deliberately failing mount leaves the knobs as they were
+mount -t vfat-smart -o codepage=bogus "$node" $mnt > "$W/fail.out" 2>&1; rc=$?
+check "a failing mount exits 32" [ $rc = 32 ]
+check "... and leaves the knobs as they were ($(knobs))" [ "$(knobs)" = "$before" ]
+check "... and records nothing" [ -z "$(ls /run/vfat-smart/*.state 2>/dev/null)" ]
+
+# the real thing, by mount(8), as a person types it
+mount -v -t vfat-smart -o uid=1000 "$node" $mnt > "$W/mount.out" 2>&1; rc=$?
+sed 's/^/   | /' "$W/mount.out"
+check "mount -t vfat-smart exits 0" [ $rc = 0 ]
+opts=$(findmnt -n -o FSTYPE,OPTIONS --target $mnt)
+echo "   mountinfo: $opts"
+check "mounted as vfat by the helper" grep -q '^vfat ' <<< "$opts"
+check "uid=1000 given by hand is there" grep -q 'uid=1000' <<< "$opts"
+check "the plan's shortname=mixed and showexec are there" grep -q 'shortname=mixed.*showexec\|showexec.*shortname=mixed' <<< "$opts"
+if [ "$mode" = dirty-cap ]; then
+  check "no flush on a kernel with the cap" bash -c "! grep -qw flush <<< '$opts'"
+  check "strict_limit=1 as planned" [ "$(cat $bdi/strict_limit)" = 1 ]
+  check "max_bytes is the plan's ($cap, read back $(cat $bdi/max_bytes))" \
+    python3 -c "import sys; a,b=$cap,$(cat $bdi/max_bytes); sys.exit(abs(a-b) > a/20)"
+else
+  check "flush kept where the kernel has no cap" grep -qw flush <<< "$opts"
+  check "-v states the fallback" grep -q 'fallback' "$W/mount.out"
+fi
+check "utab names umount.vfat-smart's helper" grep -q 'uhelper=vfat-smart' /run/mount/utab
+
+head -c 8M /dev/urandom > "$W/data"
+cp "$W/data" $mnt/data && sync
+echo 3 > /proc/sys/vm/drop_caches
+check "a file written and read back" cmp -s "$W/data" $mnt/data
+
+vfat-smart status "$node" > "$W/status.out" 2>&1; rc=$?
+sed 's/^/   | /' "$W/status.out"
+check "status shows the mount" grep -q "$mnt type vfat" "$W/status.out"
+[ "$mode" = dirty-cap ] || check "status states the fallback" grep -q fallback "$W/status.out"
+
+umount -v $mnt > "$W/umount.out" 2>&1; rc=$?
+sed 's/^/   | /' "$W/umount.out"
+check "umount exits 0" [ $rc = 0 ]
+check "umount.vfat-smart restored the knobs ($(knobs))" [ "$(knobs)" = "$before" ]
+check "and forgot the disk" [ -z "$(ls /run/vfat-smart/*.state 2>/dev/null)" ]
+check "the unmount was timed and logged" grep -q "\"target\": \"$mnt\"" /run/vfat-smart/unmounts.log
+tail -n 1 /run/vfat-smart/unmounts.log | sed 's/^/   | /'
+finish

@@ -1,0 +1,446 @@
+/* test-device.c - device facts, classification and knobs on umockdev
+ * recordings of real kernels (tests/fixtures, made in the lab)
+ *
+ * Runs under umockdev-wrapper (LD_PRELOAD), see meson.build.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "vsm-manager.h"
+#include "vsm-udev.h"
+#include "vsm-util.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <umockdev.h>
+
+typedef struct
+{
+  const char *kernel;
+  const char *fixture;
+  const char *kind; /* which node to open: "partition" or "disk" */
+  int index;        /* the n-th node of that kind */
+  const char *transport;
+  const char *klass;
+  guint speed;
+  gboolean removable;
+  gboolean rotational;
+  gboolean superfloppy;
+  const char *fs_type;
+  const char *fs_label;
+  guint64 max_sectors_kb;
+  const char *serial;
+} FixtureCase;
+
+#define CASES_FOR(k)                                                                                   \
+  { k,                                                                                                 \
+    "usb-storage-ss-stick",                                                                            \
+    "partition",                                                                                       \
+    0,                                                                                                 \
+    "usb-storage",                                                                                     \
+    "usb-stick",                                                                                       \
+    5000,                                                                                              \
+    TRUE,                                                                                              \
+    TRUE,                                                                                              \
+    FALSE,                                                                                             \
+    "vfat",                                                                                            \
+    "STICKSS",                                                                                         \
+    1024,                                                                                              \
+    "STICKSS1" },                                                                                      \
+    { k,                                                                                               \
+      "usb-storage-hs-stick",                                                                          \
+      "disk",                                                                                          \
+      0,                                                                                               \
+      "usb-storage",                                                                                   \
+      "usb-stick",                                                                                     \
+      480,                                                                                             \
+      TRUE,                                                                                            \
+      TRUE,                                                                                            \
+      TRUE,                                                                                            \
+      "vfat",                                                                                          \
+      "STICKHS",                                                                                       \
+      120,                                                                                             \
+      "STICKHS1" },                                                                                    \
+    { k,     "uas-ssd", "partition", 0,      "uas",    "usb-ssd", 5000,                                \
+      FALSE, FALSE,     FALSE,       "vfat", "UASSSD", 512,       "UASSSD1" },                         \
+    { k,     "uas-hdd", "partition", 0,       "uas",    "usb-hdd", 5000,                               \
+      FALSE, TRUE,      FALSE,       "exfat", "UASHDD", 512,       "UASHDD1" },                        \
+    { k,    "bot-enclosure", "partition", 0,        "usb-storage", "usb-stick", 5000, FALSE,           \
+      TRUE, FALSE,           "vfat",      "BOTENC", 1024,          "BOTENC1" },                        \
+    { k,    "card-reader", "partition", 0,      "usb-storage", "card-reader", 5000,                    \
+      TRUE, TRUE,          FALSE,       "vfat", "CARDSD0",     1024,          "CARDRDR1" },            \
+    { k,    "card-reader", "disk", 1,      "usb-storage", "card-reader", 5000,                         \
+      TRUE, TRUE,          TRUE,   "vfat", "CARDSD1",     1024,          "CARDRDR1" },                 \
+    { k, "virtio", "disk", 0, "virtio", "internal", 0, FALSE, TRUE, TRUE, "vfat", "VIRTIO", 0, NULL }, \
+  {                                                                                                    \
+    k, "loop", "disk", 0, "loop", "internal", 0, FALSE, FALSE, TRUE, "vfat", "LOOPFAT", 0, NULL        \
+  }
+
+static const FixtureCase cases[] = { CASES_FOR ("6.1"), CASES_FOR ("6.12") };
+
+typedef struct
+{
+  UMockdevTestbed *bed;
+  GUdevClient *client;
+  char *state_dir;
+  char *node;
+  char *bdi_syspath;
+} Fixture;
+
+static char *
+fixture_path (const FixtureCase *c, const char *ext)
+{
+  g_autofree char *name = g_strconcat (c->fixture, ext, NULL);
+  return g_build_filename (FIXTURE_DIR, c->kernel, name, NULL);
+}
+
+/* NODE KIND SYSFS lines; returns the index-th node of kind */
+static char *
+find_node (const FixtureCase *c, const char *kind, int index)
+{
+  g_autofree char *path = fixture_path (c, ".devices");
+  g_autofree char *text = NULL;
+  g_auto (GStrv) lines = NULL;
+  int seen = 0;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (char **l = lines; *l; l++)
+    {
+      g_auto (GStrv) f = g_strsplit (*l, " ", 3);
+      if (**l == '#' || g_strv_length (f) != 3 || !g_str_equal (f[1], kind))
+        continue;
+      if (seen++ == index)
+        return g_strdup (g_str_equal (kind, "bdi") ? f[2] : f[0]);
+    }
+  return NULL;
+}
+
+static void
+fixture_setup (Fixture *fx, gconstpointer data)
+{
+  const FixtureCase *c = data;
+  g_autofree char *rec = fixture_path (c, ".umockdev");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *disk = NULL;
+
+  fx->bed = umockdev_testbed_new ();
+  g_assert_true (umockdev_in_mock_environment ());
+  g_assert_true (umockdev_testbed_add_from_file (fx->bed, rec, &error));
+  g_assert_no_error (error);
+  fx->client = g_udev_client_new (NULL);
+  fx->state_dir = g_dir_make_tmp ("vsm-dev-XXXXXX", NULL);
+  g_setenv ("VFAT_SMART_STATE_DIR", fx->state_dir, TRUE);
+  fx->node = find_node (c, c->kind, c->index);
+  g_assert_nonnull (fx->node);
+  fx->bdi_syspath = find_node (c, "bdi", c->index);
+}
+
+static void
+fixture_teardown (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GDir) dir = g_dir_open (fx->state_dir, 0, NULL);
+  const char *name;
+
+  while (dir && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (fx->state_dir, name, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (fx->state_dir);
+  g_unsetenv ("VFAT_SMART_STATE_DIR");
+  g_free (fx->state_dir);
+  g_free (fx->node);
+  g_free (fx->bdi_syspath);
+  g_object_unref (fx->client);
+  g_object_unref (fx->bed);
+}
+
+static VsmPolicy *
+policy_default (void)
+{
+  return vsm_policy_new_default ();
+}
+
+static void
+test_facts (Fixture *fx, gconstpointer data)
+{
+  const FixtureCase *c = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmAssessment) a = vsm_assess (fx->client, fx->node, policy_default (), &error);
+  const VsmDevice *d;
+
+  g_assert_no_error (error);
+  d = a->device;
+  g_assert_cmpstr (d->devnode, ==, fx->node);
+  g_assert_cmpint (d->is_partition, ==, g_str_equal (c->kind, "partition"));
+  g_assert_cmpstr (vsm_transport_to_string (d->transport), ==, c->transport);
+  g_assert_cmpstr (vsm_class_to_string (a->classification->klass), ==, c->klass);
+  g_assert_cmpint (d->removable, ==, c->removable);
+  g_assert_cmpint (d->rotational, ==, c->rotational);
+  g_assert_cmpint (d->superfloppy, ==, c->superfloppy);
+  g_assert_cmpstr (d->fs_type, ==, c->fs_type);
+  g_assert_cmpstr (d->fs_label, ==, c->fs_label);
+  g_assert_cmpuint (d->size_bytes, >, 0);
+  if (c->max_sectors_kb)
+    g_assert_cmpuint (d->max_sectors_kb, ==, c->max_sectors_kb);
+  g_assert_cmpuint (d->max_sectors_kb, <=, d->max_hw_sectors_kb);
+  g_assert_true (g_str_has_prefix (fx->node, d->disk_node));
+  if (c->speed)
+    {
+      g_assert_nonnull (d->usb);
+      g_assert_cmpuint (d->usb->speed_mbps, ==, c->speed);
+      g_assert_cmpstr (d->usb->vendor_id, ==, "46f4");
+      g_assert_cmpstr (d->usb->serial, ==, c->serial);
+    }
+  else
+    g_assert_null (d->usb);
+  if (g_str_equal (c->fixture, "card-reader"))
+    {
+      g_assert_cmpuint (d->n_luns, ==, 2);
+      g_assert_cmpint (d->lun, ==, c->index);
+    }
+  if (g_str_equal (c->fixture, "bot-enclosure"))
+    /* the medium of a non-removable Bulk-Only bridge cannot be told: low confidence */
+    g_assert_cmpuint (a->classification->confidence, <, 50);
+}
+
+/* The kernel's knobs as recorded: 6.1 has no strict_limit/max_bytes. */
+static void
+test_plan (Fixture *fx, gconstpointer data)
+{
+  const FixtureCase *c = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmAssessment) a = vsm_assess (fx->client, fx->node, policy_default (), &error);
+  gboolean new_kernel = g_str_equal (c->kernel, "6.12");
+
+  g_assert_no_error (error);
+  g_assert_cmpint (a->kernel->has_strict_limit, ==, new_kernel);
+  g_assert_cmpint (a->kernel->has_max_bytes, ==, new_kernel);
+  g_assert_true (vsm_kernel_has_knob (a->kernel, "max_ratio"));
+
+  if (g_str_equal (c->klass, "internal"))
+    {
+      g_assert_false (a->plan->managed);
+      g_assert_cmpuint (a->plan->knobs->len, ==, 0);
+      return;
+    }
+  g_assert_true (a->plan->managed);
+  if (new_kernel)
+    {
+      g_assert_cmpint (a->plan->flush_mode, ==, VSM_FLUSH_MODE_DIRTY_CAP);
+      g_assert_nonnull (vsm_plan_get_knob (a->plan, "max_bytes"));
+      g_assert_cmpstr (vsm_plan_get_knob (a->plan, "strict_limit"), ==, "1");
+    }
+  else
+    {
+      /* vfat keeps flush, exFAT has none: both say why */
+      g_assert_cmpint (a->plan->flush_mode, ==,
+                       g_str_equal (c->fs_type, "exfat") ? VSM_FLUSH_MODE_OFF
+                                                         : VSM_FLUSH_MODE_KERNEL_FLUSH);
+      g_assert_cmpuint (a->plan->knobs->len, ==, 0);
+    }
+}
+
+static char *
+bdi_attr (Fixture *fx, const char *name)
+{
+  g_autofree char *path = g_build_filename (fx->bdi_syspath, name, NULL);
+  return vsm_read_attr (path, NULL); /* umockdev redirects /sys */
+}
+
+/* apply/restore on the recorded BDI: written values land in the testbed */
+static void
+test_apply_restore (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmAssessment) a = vsm_assess (fx->client, fx->node, policy_default (), &error);
+  g_autoptr (VsmState) s = NULL;
+  g_autofree char *strict0 = NULL, *ratio0 = NULL, *strict1 = NULL, *bytes1 = NULL;
+  g_autofree char *strict2 = NULL, *ratio2 = NULL;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (fx->bdi_syspath);
+  strict0 = bdi_attr (fx, "strict_limit");
+  ratio0 = bdi_attr (fx, "max_ratio_fine");
+
+  s = vsm_assessment_apply (a, "test", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (s);
+  g_assert_nonnull (s->baseline_stat);
+
+  strict1 = bdi_attr (fx, "strict_limit");
+  bytes1 = bdi_attr (fx, "max_bytes");
+  g_assert_cmpstr (strict1, ==, "1");
+  g_assert_cmpstr (bytes1, ==, vsm_plan_get_knob (a->plan, "max_bytes"));
+
+  g_assert_true (vsm_knobs_restore (a->device->bdi, NULL, &error));
+  g_assert_no_error (error);
+  strict2 = bdi_attr (fx, "strict_limit");
+  ratio2 = bdi_attr (fx, "max_ratio_fine");
+  g_assert_cmpstr (strict2, ==, strict0);
+  g_assert_cmpstr (ratio2, ==, ratio0);
+  g_assert_null (vsm_state_load (a->device->bdi, &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED);
+}
+
+/* a knob the kernel refuses to take (here: a directory in its place) */
+static void
+test_apply_failure_rolls_back (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmAssessment) a = vsm_assess (fx->client, fx->node, policy_default (), &error);
+  g_autofree char *bytes0 = NULL, *ratio0 = NULL, *ratio1 = NULL, *strict_path = NULL;
+  g_autoptr (VsmState) s = NULL;
+  const char *sys = umockdev_testbed_get_sys_dir (fx->bed);
+
+  g_assert_no_error (error);
+  bytes0 = bdi_attr (fx, "max_bytes");
+  ratio0 = bdi_attr (fx, "max_ratio_fine");
+  strict_path = g_build_filename (sys, fx->bdi_syspath + strlen ("/sys/"), "strict_limit", NULL);
+  g_assert_cmpint (g_unlink (strict_path), ==, 0);
+  g_assert_cmpint (g_mkdir (strict_path, 0755), ==, 0);
+
+  s = vsm_assessment_apply (a, "test", &error);
+  g_assert_null (s);
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_APPLY);
+  g_assert_nonnull (strstr (error->message, "put back"));
+  ratio1 = bdi_attr (fx, "max_ratio_fine");
+  g_assert_cmpstr (ratio1, ==, ratio0); /* max_bytes was written, then undone */
+  g_assert_null (vsm_state_load (a->device->bdi, NULL));
+}
+
+static const char *
+find_prop (GPtrArray *props, const char *key)
+{
+  g_autofree char *prefix = g_strconcat (key, "=", NULL);
+  for (guint i = 0; i < props->len; i++)
+    if (g_str_has_prefix (g_ptr_array_index (props, i), prefix))
+      return (const char *)g_ptr_array_index (props, i) + strlen (prefix);
+  return NULL;
+}
+
+/* What the udev helper hands udisks, for the device holding the filesystem. */
+static void
+test_udev_properties (Fixture *fx, gconstpointer data)
+{
+  const FixtureCase *c = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmAssessment) a = vsm_assess (fx->client, fx->node, policy_default (), &error);
+  g_autoptr (GPtrArray) props = NULL;
+  g_autoptr (GPtrArray) not_applied = NULL;
+  g_autofree char *upper = g_ascii_strup (c->fs_type, -1);
+  g_autofree char *kdef = g_strdup_printf ("UDISKS_MOUNT_OPTIONS_%s_DEFAULTS", upper);
+  g_autofree char *kallow = g_strdup_printf ("UDISKS_MOUNT_OPTIONS_%s_ALLOW", upper);
+  const char *def;
+
+  g_assert_no_error (error);
+  props = vsm_udev_properties (a, TRUE, TRUE);
+  g_assert_cmpstr (find_prop (props, "VFAT_SMART_CLASS"), ==, c->klass);
+  g_assert_cmpstr (find_prop (props, "VFAT_SMART_FLUSH_MODE"), ==,
+                   vsm_flush_mode_to_string (a->plan->flush_mode));
+  for (guint i = 0; i < props->len; i++)
+    g_assert_null (strchr (g_ptr_array_index (props, i), '\n'));
+
+  def = find_prop (props, kdef);
+  if (g_str_equal (c->klass, "internal"))
+    {
+      g_assert_null (def); /* udisks keeps its own */
+      return;
+    }
+  g_assert_nonnull (def);
+  g_assert_true (g_str_has_prefix (def, "uid=$UID,gid=$GID,"));
+  g_assert_nonnull (find_prop (props, kallow));
+  if (g_str_equal (c->fs_type, "vfat"))
+    {
+      /* no flush with a cap (6.12), udisks' flush without one (6.1) */
+      g_assert_cmpint (g_str_has_suffix (def, ",flush"), ==, g_str_equal (c->kernel, "6.1"));
+      g_assert_nonnull (strstr (find_prop (props, kallow), "flush"));
+    }
+  g_assert_nonnull (strstr (find_prop (props, kallow), "sync"));
+
+  /* a cap that could not be applied never turns into "no flush" */
+  not_applied = vsm_udev_properties (a, FALSE, TRUE);
+  g_assert_null (find_prop (not_applied, kdef));
+}
+
+static void
+test_udev_env_line (void)
+{
+  static const struct
+  {
+    const char *key, *value, *expect;
+  } lines[] = {
+    { "VFAT_SMART_CLASS", "usb-stick", "VFAT_SMART_CLASS=usb-stick" },
+    { "UDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS", "uid=$UID,gid=$GID,shortname=mixed,utf8=1,showexec",
+      "UDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS=uid=$UID,gid=$GID,shortname=mixed,utf8=1,showexec" },
+    { "X", "a\nUDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS=exec", NULL },
+    { "X", "a b", NULL },
+    { "X", "'quoted'", NULL },
+    { "X", "\"", NULL },
+    { "X", "$(reboot)", NULL },
+    { "bad key", "v", NULL },
+    { "KEY=", "v", NULL },
+    { "", "v", NULL },
+    { "X", NULL, NULL },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (lines); i++)
+    {
+      g_autofree char *line = vsm_udev_env_line (lines[i].key, lines[i].value);
+      g_assert_cmpstr (line, ==, lines[i].expect);
+    }
+}
+
+static void
+test_bad_specs (void)
+{
+  g_autoptr (UMockdevTestbed) bed = umockdev_testbed_new ();
+  g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
+  static const char *const specs[] = { "", "/dev/nonexistent", "LABEL=NO_SUCH_LABEL_ANYWHERE",
+                                       "/sys/devices/nothing", "/etc" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (specs); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (VsmDevice) d = vsm_device_new_from_spec (client, specs[i], &error);
+      g_assert_null (d);
+      g_assert_nonnull (error);
+      g_assert_true (error->code == VSM_ERROR_NOT_FOUND ||
+                     error->code == VSM_ERROR_INVALID_ARGUMENT);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/device/bad-specs", test_bad_specs);
+  g_test_add_func ("/udev/env-line", test_udev_env_line);
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const FixtureCase *c = &cases[i];
+      g_autofree char *base =
+        g_strdup_printf ("/device/%s/%s-%s%d", c->kernel, c->fixture, c->kind, c->index);
+      g_autofree char *p1 = g_strconcat (base, "/facts", NULL);
+      g_autofree char *p2 = g_strconcat (base, "/plan", NULL);
+
+      g_test_add (p1, Fixture, c, fixture_setup, test_facts, fixture_teardown);
+      g_test_add (p2, Fixture, c, fixture_setup, test_plan, fixture_teardown);
+      {
+        g_autofree char *p5 = g_strconcat (base, "/udev-properties", NULL);
+        g_test_add (p5, Fixture, c, fixture_setup, test_udev_properties, fixture_teardown);
+      }
+      if (g_str_equal (c->kernel, "6.12") && !g_str_equal (c->klass, "internal"))
+        {
+          g_autofree char *p3 = g_strconcat (base, "/apply-restore", NULL);
+          g_autofree char *p4 = g_strconcat (base, "/apply-failure-rolls-back", NULL);
+          g_test_add (p3, Fixture, c, fixture_setup, test_apply_restore, fixture_teardown);
+          g_test_add (p4, Fixture, c, fixture_setup, test_apply_failure_rolls_back,
+                      fixture_teardown);
+        }
+    }
+  return g_test_run ();
+}
