@@ -2,10 +2,7 @@
 # classify every emulated disk, then plan/apply/status/restore on the SuperSpeed stick.
 # Ends with "N passed, N failed"; exit status 1 on any failure.
 set -u
-passed=0 failed=0
-pass() { echo "PASS: $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
-finish() { echo "$LAB_KERNEL: $passed passed, $failed failed"; exit $((failed > 0)); }
+. "${LAB_SCRIPT_DIR:?the driver sets LAB_SCRIPT_DIR}/check-lib.sh"
 jget() {   # FILE PATH.TO.MEMBER -> value (JSON for objects/lists, text otherwise)
   python3 - "$@" << 'PY'
 import json, sys
@@ -89,22 +86,4 @@ echo "   knobs restored: $after"
 # max_bytes reads back relative to the current dirty threshold: compare the others exactly
 strip() { sed 's/max_bytes=[0-9]*//' <<< "$1"; }
 [ "$(strip "$after")" = "$(strip "$before")" ] && pass "knobs back as before" || fail "knobs $after, before $before"
-
-# hotplug: a stick that appears at run time, is managed, then pulled without unmounting
-if hp=$(lab_hotplug); then
-  pass "hotplug $hp"
-  node=$(fs_node "$hp")
-  c=$(vfat-smart classify --json "$node" > "$W/hp.json" && jget "$W/hp.json" class)
-  [ "$c" = usb-stick ] && pass "hot-plugged stick class usb-stick" || fail "hot-plugged stick class '$c'"
-  if vfat-smart apply "$node" > "$W/hp-apply.out" 2>&1; then pass "apply on the hot-plugged stick"
-  else fail "apply on the hot-plugged stick: $(tail -n 1 "$W/hp-apply.out")"; fi
-  if lab_unplug; then pass "surprise removal of $hp"; else fail "surprise removal of $hp"; fi
-  if vfat-smart status > "$W/hp-status.out" 2>&1; then pass "status after the stick was pulled"
-  else fail "status after the stick was pulled: $(tail -n 1 "$W/hp-status.out")"; fi
-  sed 's/^/   | /' "$W/hp-status.out"
-  if vfat-smart restore --all > "$W/hp-restore.out" 2>&1; then pass "restore --all forgets the pulled stick"
-  else fail "restore --all after the pull: $(tail -n 1 "$W/hp-restore.out")"; fi
-else
-  fail "lab_hotplug"
-fi
 finish
