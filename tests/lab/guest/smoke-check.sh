@@ -2,10 +2,7 @@
 # classify every emulated disk, then plan/apply/status/restore on the SuperSpeed stick.
 # Ends with "N passed, N failed"; exit status 1 on any failure.
 set -u
-passed=0 failed=0
-pass() { echo "PASS: $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
-finish() { echo "$LAB_KERNEL: $passed passed, $failed failed"; exit $((failed > 0)); }
+. "${LAB_SCRIPT_DIR:?the driver sets LAB_SCRIPT_DIR}/check-lib.sh"
 jget() {   # FILE PATH.TO.MEMBER -> value (JSON for objects/lists, text otherwise)
   python3 - "$@" << 'PY'
 import json, sys

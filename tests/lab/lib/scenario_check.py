@@ -32,7 +32,7 @@ def fat_module(v, where):
     if v == "stock":
         return v
     if not isinstance(v, str) or not os.path.isabs(v):
-        fail("%s: fat_module is 'stock' or an absolute path of a dir with fat.ko and vfat.ko" % where)
+        fail("%s must be 'stock' or the absolute path of a dir with fat.ko and vfat.ko" % where)
     for ko in ("fat.ko", "vfat.ko"):
         if not os.path.isfile(os.path.join(v, ko)):
             fail("%s: %s has no %s" % (where, v, ko))
@@ -58,7 +58,7 @@ def main():
             os.path.join(LAB, "nbd-stick", "profiles", sc["stick_profile"] + ".conf")):
         fail("no stick profile %r in tests/lab/nbd-stick/profiles" % sc["stick_profile"])
     sc["target"] = "NBDSTICK1"
-    sc["fat_module"] = fat_module(sc.get("fat_module", "stock"), "scenario")
+    sc["fat_module"] = fat_module(sc.get("fat_module", "stock"), "fat_module")
     want_int(sc, "mem_mb", 1024, 16384, "scenario", 2048)
     sc.setdefault("mem_mb", 2048)
     sc.setdefault("sample_ms", 100)
@@ -104,7 +104,7 @@ def main():
                 fail("%s.knobs.%s is not a BDI knob (%s)" % (where, k, ", ".join(sorted(KNOBS))))
             want_int(c["knobs"], k, 0, 1 << 40, where + ".knobs")
         if "fat_module" in c:
-            c["fat_module"] = fat_module(c["fat_module"], where)
+            c["fat_module"] = fat_module(c["fat_module"], where + ".fat_module")
     runs = sc["repetitions"] * len(sc["workloads"]) * len(sc["configs"])
     if runs > 64:
         fail("%d runs; at most 64 (the stick log has 128 markers)" % runs)
