@@ -38,7 +38,7 @@ lab_profile_file() { printf '%s/nbd-stick/profiles/%s.conf\n' "$LAB_DIR" "$1"; }
 # Build this checkout's vfat-smart and install it into a destdir for guest-run --destdir.
 # Prints the destdir. Uses tests/install-deps of the checkout, a build dir build-lab/
 # (prefix /usr, so udev rules land where udevd reads them) and tests/lab/out/destdir
-# (not under /tmp: the guest mounts its own /tmp).
+# (the guest reads it through its whole-host view, /run/lab/host, wherever it lives).
 lab_build_destdir() {
   local top build dest
   top=$(cd "$LAB_DIR/../.." && pwd)
