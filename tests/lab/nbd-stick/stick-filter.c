@@ -115,9 +115,9 @@ stick_config (nbdkit_next_config *next, nbdkit_backend *nxdata,
   return next (nxdata, key, value);
 }
 
-/* One request at a time, in the order QEMU sent them: QEMU splits a guest request into
- * several NBD writes that it keeps in flight together, and parallel handling would let
- * them take the device lock out of order and show up as jumps that the guest never made. */
+/* One request at a time, in the order QEMU sent them: QEMU may keep several NBD writes
+ * of one guest request in flight, and parallel handling could let them take the device
+ * lock out of order and show up as jumps that the guest never made (a precaution). */
 static int
 stick_thread_model (void)
 {
