@@ -41,9 +41,8 @@ print_entry (const VsmStatusEntry *e)
   for (guint i = 0; i < e->mounts->len; i++)
     {
       VsmMountInfo *m = g_ptr_array_index (e->mounts, i);
-      cli_field (i == 0 ? _ ("  Mounts") : "", "%s on %s type %s (%s)%s%s", m->source, m->target,
-                 m->fstype, m->options ? m->options : "", m->user_options ? " " : "",
-                 m->user_options ? m->user_options : "");
+      cli_field (i == 0 ? _ ("  Mounts") : "", "%s on %s type %s (%s)", m->source, m->target,
+                 m->fstype, m->options ? m->options : "");
     }
 
   if (e->knobs->len == 0)

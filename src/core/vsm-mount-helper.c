@@ -181,6 +181,8 @@ vsm_mount_run (const VsmMountRequest *req, GPtrArray *notes, char **message)
   if (req->read_write)
     mnt_optstr_append_option (&user, "rw", NULL);
   options = vsm_options_merge (a->plan->mount_options, user);
+  /* helper= sends root's umount(8) to umount.vfat-smart, uhelper= a user's */
+  mnt_optstr_append_option (&options, "helper=" VSM_UHELPER, NULL);
   mnt_optstr_append_option (&options, "uhelper=" VSM_UHELPER, NULL);
   if (user && *user)
     note (notes, _ ("options given win over the plan: %s"), user);

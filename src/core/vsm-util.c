@@ -190,6 +190,8 @@ vsm_format_rate (double bytes_per_second)
 {
   if (bytes_per_second <= 0)
     return g_strdup ("-");
+  if (bytes_per_second < 1e6)
+    return g_strdup_printf ("%.0f kB/s", bytes_per_second / 1e3);
   return g_strdup_printf ("%.1f MB/s", bytes_per_second / 1e6);
 }
 

@@ -42,7 +42,10 @@ forget (const char *bdi)
   if (!vsm_knobs_restore (bdi, NULL, &error))
     {
       if (!g_error_matches (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED))
-        syslog (LOG_WARNING, "bdi %s removed: %s", bdi, error->message);
+        {
+          syslog (LOG_WARNING, "bdi %s removed: %s", bdi, error->message);
+          fprintf (stderr, "vfat-smart-udev: bdi %s removed: %s\n", bdi, error->message);
+        }
       return 0;
     }
   syslog (LOG_INFO, "bdi %s removed: state forgotten", bdi);

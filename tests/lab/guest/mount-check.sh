@@ -2,13 +2,15 @@
 # Runs in a guest-run guest with vfat-smart installed from the destdir; needs STICKSS1.
 # Prints PASS/FAIL lines and ends with "KERNEL: N passed, N failed".
 set -u
-. "${LAB_SCRIPT_DIR:?guest-run exports the check script's directory}/check-lib.sh"
+. "${LAB_SCRIPT_DIR:?the driver sets LAB_SCRIPT_DIR}/check-lib.sh"
 jget() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))
 for k in sys.argv[2].split("."): v = v.get(k) if isinstance(v, dict) else None
 print("" if v is None else v)' "$@"; }
 
 W=$(mktemp -d)
 d=$(lab_disk STICKSS1 10) || { fail "no STICKSS1"; finish; }
+# udev's rule manages cold-plugged sticks already: start from the kernel's own knobs
+vfat-smart restore --all > /dev/null
 node=${d}1
 bdi=/sys/class/bdi/$(cat "/sys/block/${d#/dev/}/dev")
 knobs() { for k in strict_limit max_ratio; do [ -e "$bdi/$k" ] && printf '%s=%s ' "$k" "$(cat "$bdi/$k")"; done; }
@@ -57,7 +59,8 @@ sed 's/^/   | /' "$W/status.out"
 check "status shows the mount" grep -q "$mnt type vfat" "$W/status.out"
 [ "$mode" = dirty-cap ] || check "status states the fallback" grep -q fallback "$W/status.out"
 
-umount $mnt; rc=$?
+umount -v $mnt > "$W/umount.out" 2>&1; rc=$?
+sed 's/^/   | /' "$W/umount.out"
 check "umount exits 0" [ $rc = 0 ]
 check "umount.vfat-smart restored the knobs ($(knobs))" [ "$(knobs)" = "$before" ]
 check "and forgot the disk" [ -z "$(ls /run/vfat-smart/*.state 2>/dev/null)" ]

@@ -34,3 +34,26 @@ lab_kernel_version() { local d; d=$(lab_kernel_dir "$1") || return 1; printf '%s
 
 # the nbd-stick profiles: tests/lab/nbd-stick/profiles/NAME.conf
 lab_profile_file() { printf '%s/nbd-stick/profiles/%s.conf\n' "$LAB_DIR" "$1"; }
+
+# Build this checkout's vfat-smart and install it into a destdir for guest-run --destdir.
+# Prints the destdir. Uses tests/install-deps of the checkout, a build dir build-lab/
+# (prefix /usr, so udev rules land where udevd reads them) and tests/lab/out/destdir
+# (the guest reads it through its whole-host view, /run/lab/host, wherever it lives).
+lab_build_destdir() {
+  local top build dest
+  top=$(cd "$LAB_DIR/../.." && pwd)
+  mkdir -p "$LAB_DIR/out"
+  build=$top/build-lab
+  dest=$LAB_DIR/out/destdir
+  [ -f "$top/meson.build" ] || lab_die "no meson.build in $top: vfat-smart is not in this checkout yet"
+  if [ -x "$top/tests/install-deps" ]; then "$top/tests/install-deps" >&2 || lab_die "tests/install-deps failed"; fi
+  if [ ! -f "$build/build.ninja" ]; then
+    meson setup "$build" "$top" --prefix=/usr > "$LAB_DIR/out/meson-setup.log" 2>&1 || {
+      tail -n 20 "$LAB_DIR/out/meson-setup.log" >&2; lab_die "meson setup failed"; }
+  fi
+  ninja -C "$build" > "$LAB_DIR/out/ninja.log" 2>&1 || { tail -n 30 "$LAB_DIR/out/ninja.log" >&2; lab_die "the build failed"; }
+  rm -rf "$dest"
+  meson install -C "$build" --destdir "$dest" --quiet > /dev/null 2>&1 ||
+    lab_die "meson install --destdir failed"
+  printf '%s\n' "$dest"
+}

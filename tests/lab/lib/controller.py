@@ -147,6 +147,9 @@ class Controller:
                 if "bus" in args and args["bus"] == "@0":
                     args["bus"] = dev + ".0"
                 q.execute("device_add", **args)
+            # a hot-plugged usb-uas/usb-bot waits for its LUNs: attach it to the bus now
+            if hp.get("attach"):
+                q.execute("qom-set", path="/machine/peripheral/" + dev, property="attached", value=True)
         except QMPError:
             q.execute("blockdev-del", **{"node-name": node})
             raise

@@ -115,6 +115,15 @@ stick_config (nbdkit_next_config *next, nbdkit_backend *nxdata,
   return next (nxdata, key, value);
 }
 
+/* One request at a time, in the order QEMU sent them: QEMU may keep several NBD writes
+ * of one guest request in flight, and parallel handling could let them take the device
+ * lock out of order and show up as jumps that the guest never made (a precaution). */
+static int
+stick_thread_model (void)
+{
+  return NBDKIT_THREAD_MODEL_SERIALIZE_REQUESTS;
+}
+
 static int
 stick_get_ready (int thread_model)
 {
@@ -283,6 +292,7 @@ static struct nbdkit_filter filter = {
     "stick-small-ms=MS        small-write penalty (default 0)\n"
     "stick-log=FILE           request log with markers and a summary\n"
     "stick-marks=BOOL         count 4K reads in the last MiB as markers (default true)",
+  .thread_model = stick_thread_model,
   .get_ready = stick_get_ready,
   .unload = stick_unload,
   .pread = stick_pread,
