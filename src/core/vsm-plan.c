@@ -296,7 +296,9 @@ vsm_plan_compute (const VsmDevice *d, const VsmClassification *c, const VsmPolic
         {
         case VSM_FLUSH_FIX_PRESENT:
           reason (plan, _ ("flush: the FAT flush fix is present, close() does not race the "
-                           "flusher; each close of a written file still sleeps 100 ms"));
+                           "flusher, but while the flusher owns a file close() returns with its data "
+                           "still dirty (eject before unplugging); each close of a written file "
+                           "still sleeps 100 ms"));
           break;
         case VSM_FLUSH_FIX_ABSENT:
           reason (plan,
