@@ -1,4 +1,4 @@
-/* vfat-smart-apply.c - `vfat-smart apply` and `vfat-smart restore`
+/* vfat-smart-apply.c - `vfat-smart apply`
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -6,33 +6,9 @@
 
 #include "vfat-smart-cli.h"
 
-int
-cli_apply (int argc, char **argv)
+static void
+print_state (const VsmState *s)
 {
-  gboolean json = FALSE;
-  g_autoptr (VsmAssessment) a = NULL;
-  g_autoptr (VsmState) s = NULL;
-  g_autoptr (GError) error = NULL;
-  int rc =
-    cli_assess_command ("apply",
-                        _ ("Write the plan's writeback knobs for the disk DEVICE is on, reading\n"
-                           "each back. The old values are recorded under /run/vfat-smart and\n"
-                           "`vfat-smart restore` puts them back. On any failure every knob is\n"
-                           "put back and nothing is recorded. Needs root. Mount options are not\n"
-                           "changed here: `vfat-smart plan` shows them."),
-                        argc, argv, &json, &a);
-
-  if (rc >= 0)
-    return rc;
-  s = vsm_assessment_apply (a, "cli", &error);
-  if (s == NULL)
-    return cli_fail (error);
-
-  if (json)
-    {
-      cli_print_json (vsm_json_state (s));
-      return 0;
-    }
   g_print (_ ("%s (%s, %s): %s\n"), s->disk_node, s->bdi, s->class_name, s->flush_mode);
   for (guint i = 0; i < s->knobs->len; i++)
     {
@@ -43,42 +19,39 @@ cli_apply (int argc, char **argv)
     g_print (_ ("  no knobs to change on this kernel\n"));
   if (s->mount_options)
     g_print (_ ("  mount with: -o %s\n"), s->mount_options);
-  return 0;
 }
 
 int
-cli_restore (int argc, char **argv)
+cli_apply (int argc, char **argv)
 {
-  gboolean all = FALSE;
-  GOptionEntry entries[] = {
-    { "all", 'a', 0, G_OPTION_ARG_NONE, &all, N_ ("Restore every managed drive"), NULL }, { NULL }
-  };
-  g_autoptr (GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
+  const VsmApplyOptions options = { "cli", 0 };
+  gboolean json = FALSE;
+  g_autoptr (VsmAssessment) a = NULL;
+  g_autoptr (VsmState) s = NULL;
   g_autoptr (GError) error = NULL;
-  gboolean ok;
+  int rc;
 
-  if (!cli_parse ("restore", "DEVICE|--all",
-                  _ ("Put back every value vfat-smart recorded for the disk DEVICE is on\n"
-                     "(a drive that was unplugged needs nothing), and forget it. Needs root."),
-                  entries, &argc, &argv))
-    return 2;
-  if (all == (argc == 2) || argc > 2)
-    return cli_usage_error ("restore", _ ("give either one DEVICE or --all"));
-
-  if (all)
-    ok = vsm_restore_all (report, &error);
-  else
-    {
-      g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
-      g_autoptr (VsmDevice) d = vsm_device_new_from_spec (client, argv[1], &error);
-      ok = d != NULL && vsm_knobs_restore (d->bdi, report, &error);
-    }
-
-  for (guint i = 0; i < report->len; i++)
-    g_print ("%s\n", (char *)g_ptr_array_index (report, i));
-  if (!ok)
+  if (!cli_assess_command (
+        "apply",
+        _ ("Write the plan's writeback knobs for the disk DEVICE is on, reading\n"
+           "each back. The old values are recorded under /run/vfat-smart first\n"
+           "and `vfat-smart restore` puts them back. On any failure every knob\n"
+           "written is put back and the record is left as it was. Needs root.\n"
+           "Mount options are not changed here: `vfat-smart plan` shows them."),
+        argc, argv, &json, &a, &rc))
+    return rc;
+  if (!vsm_assessment_apply (a, &options, NULL, NULL, &s, &error))
     return cli_fail (error);
-  if (all && report->len == 0)
-    g_print (_ ("No managed drives.\n"));
+  if (s == NULL)
+    {
+      /* what an earlier apply left was put back */
+      g_set_error (&error, VSM_ERROR, VSM_ERROR_LEFT_ALONE, _ ("%s is left alone: %s"),
+                   a->device->disk_node, a->plan->left_alone_reason);
+      return cli_fail (error);
+    }
+  if (json)
+    cli_print_json (vsm_json_state (s));
+  else
+    print_state (s);
   return 0;
 }

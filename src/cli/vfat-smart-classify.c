@@ -1,4 +1,4 @@
-/* vfat-smart-classify.c - `vfat-smart classify` and `vfat-smart plan`
+/* vfat-smart-classify.c - `vfat-smart classify`
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -51,11 +51,10 @@ cli_classify (int argc, char **argv)
 {
   gboolean json = FALSE;
   g_autoptr (VsmAssessment) a = NULL;
-  g_autoptr (GError) error = NULL;
-  int rc = cli_assess_command ("classify", _ ("Show what kind of drive DEVICE is, and why."), argc,
-                               argv, &json, &a);
+  int rc;
 
-  if (rc >= 0)
+  if (!cli_assess_command ("classify", _ ("Show what kind of drive DEVICE is, and why."), argc,
+                           argv, &json, &a, &rc))
     return rc;
 
   if (json)
@@ -67,48 +66,5 @@ cli_classify (int argc, char **argv)
   cli_field (_ ("Class"), _ ("%s (confidence %u%%)"),
              vsm_class_to_string (a->classification->klass), a->classification->confidence);
   cli_list (_ ("Why"), a->classification->reasons);
-  return 0;
-}
-
-int
-cli_plan (int argc, char **argv)
-{
-  gboolean json = FALSE;
-  g_autoptr (VsmAssessment) a = NULL;
-  g_autoptr (GError) error = NULL;
-  const VsmPlan *p;
-  g_autoptr (GString) knobs = g_string_new (NULL);
-
-  int rc = cli_assess_command (
-    "plan",
-    _ ("Show the mount options and writeback knobs vfat-smart would use for DEVICE,\n"
-       "on this kernel and with the current policy. Changes nothing."),
-    argc, argv, &json, &a);
-
-  if (rc >= 0)
-    return rc;
-
-  if (json)
-    {
-      cli_print_json (vsm_json_plan (a));
-      return 0;
-    }
-
-  p = a->plan;
-  for (guint i = 0; i < p->knobs->len; i++)
-    {
-      VsmKnob *k = g_ptr_array_index (p->knobs, i);
-      g_string_append_printf (knobs, "%s%s=%s", i ? ", " : "", k->name, k->value);
-    }
-  cli_field (_ ("Device"), "%s (bdi %s)", a->device->devnode, a->device->bdi);
-  cli_field (_ ("Class"), "%s%s", vsm_class_to_string (p->klass),
-             p->managed ? "" : _ (" (left alone)"));
-  cli_field (_ ("Flush mode"), "%s", vsm_flush_mode_to_string (p->flush_mode));
-  cli_field (_ ("Mount -o"), "%s",
-             p->mount_options ? p->mount_options : _ ("(not FAT: not chosen)"));
-  cli_field (_ ("Knobs"), "%s", knobs->len ? knobs->str : _ ("none"));
-  cli_field (_ ("Kernel"), _ ("%s; flush fix %s"), a->kernel->release ? a->kernel->release : "?",
-             vsm_flush_fix_to_string (a->kernel->flush_fix));
-  cli_list (_ ("Why"), p->reasons);
   return 0;
 }

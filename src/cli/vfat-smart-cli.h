@@ -6,8 +6,10 @@
 
 #include "vsm-json.h"
 #include "vsm-manager.h"
+#include "vsm-util.h"
 
 #include <glib/gi18n.h>
+#include <stdio.h>
 
 G_BEGIN_DECLS
 
@@ -23,6 +25,7 @@ int cli_classify (int argc, char **argv);
 int cli_plan (int argc, char **argv);
 int cli_apply (int argc, char **argv);
 int cli_restore (int argc, char **argv);
+int cli_forget (int argc, char **argv);
 int cli_status (int argc, char **argv);
 
 /* Parses options; on error prints it with the usage hint and returns FALSE
@@ -32,6 +35,13 @@ gboolean cli_parse (const char *command, const char *args, const char *summary,
 
 /* Prints "vfat-smart: MESSAGE" to stderr and returns the exit status. */
 int cli_fail (const GError *error);
+/* the one table of exit statuses (vfat-smart-exit.c) */
+int cli_exit_status (const GError *error);
+void cli_print_exit_statuses (FILE *to);
+/* each line, made safe for a terminal */
+void cli_print_lines (GPtrArray *lines);
+/* MAJ:MIN as it is, or the bdi of the disk a device spec is on */
+char *cli_resolve_bdi (const char *what, GError **error);
 int cli_usage_error (const char *command, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
 void cli_print_json (JsonNode *node);
@@ -40,9 +50,9 @@ void cli_field (const char *label, const char *format, ...) G_GNUC_PRINTF (2, 3)
 void cli_list (const char *label, GPtrArray *lines);
 
 /* The shared head of classify, plan and apply: [--json] [--class CLASS]
- * DEVICE, then the assessment. Returns -1 and sets *out, or the exit status
- * after printing why. */
-int cli_assess_command (const char *command, const char *summary, int argc, char **argv,
-                        gboolean *json, VsmAssessment **out);
+ * DEVICE, then the assessment. Returns TRUE and sets *out, or FALSE with
+ * *exit_status after printing why. */
+gboolean cli_assess_command (const char *command, const char *summary, int argc, char **argv,
+                             gboolean *json, VsmAssessment **out, int *exit_status);
 
 G_END_DECLS

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vfat-smart-cli.h"
+#include "vsm-mount.h"
 
 static const char *
 drift_label (VsmDrift drift)
@@ -21,6 +22,8 @@ drift_label (VsmDrift drift)
     }
 }
 
+static void print_io (const VsmStatusEntry *e);
+
 static void
 print_entry (const VsmStatusEntry *e)
 {
@@ -28,8 +31,10 @@ print_entry (const VsmStatusEntry *e)
   g_autoptr (GDateTime) when = g_date_time_new_from_unix_local (s->applied_at / G_USEC_PER_SEC);
   g_autofree char *when_s = when ? g_date_time_format (when, "%Y-%m-%d %H:%M:%S") : g_strdup ("?");
 
-  g_print ("%s (bdi %s)%s\n", s->disk_node ? s->disk_node : "?", s->bdi,
-           e->present ? "" : _ (" - UNPLUGGED; `vfat-smart restore --all` forgets it"));
+  g_print ("%s (bdi %s)%s%s\n", s->disk_node ? s->disk_node : "?", s->bdi,
+           e->present ? "" : _ (" - UNPLUGGED; `vfat-smart restore --all` forgets it"),
+           s->pending ? _ (" - AN APPLY WAS INTERRUPTED; the next apply or restore undoes it")
+                      : "");
   cli_field (_ ("  Class"), "%s, serial %s", s->class_name ? s->class_name : "?",
              s->serial ? s->serial : "-");
   cli_field (_ ("  Flush mode"), _ ("%s (applied %s by %s)"), s->flush_mode ? s->flush_mode : "?",
@@ -57,7 +62,12 @@ print_entry (const VsmStatusEntry *e)
     }
 
   cli_list (_ ("  Why"), s->reasons);
+  print_io (e);
+}
 
+static void
+print_io (const VsmStatusEntry *e)
+{
   if (e->io.valid)
     {
       g_autofree char *bytes = vsm_format_bytes (e->io.write_bytes);
@@ -93,6 +103,28 @@ print_entry (const VsmStatusEntry *e)
       else
         cli_field (_ ("  At risk"), "%s%s", scope, risk);
     }
+  if (e->last_unmount != NULL)
+    {
+      g_autoptr (GDateTime) when =
+        g_date_time_new_from_unix_local (e->last_unmount->at_usec / G_USEC_PER_SEC);
+      g_autofree char *when_s = when ? g_date_time_format (when, "%Y-%m-%d %H:%M:%S") : NULL;
+      g_autofree char *dirty = vsm_format_bytes (e->last_unmount->dirty_bytes);
+      cli_field (_ ("  Last unmount"), _ ("%s from %s took %.2f s with %s%s unwritten"),
+                 when_s ? when_s : "?", e->last_unmount->target, e->last_unmount->seconds,
+                 e->last_unmount->per_device ? "" : _ ("at most "), dirty);
+    }
+}
+
+static int
+print_untrusted (GPtrArray *corrupt)
+{
+  if (corrupt->len == 0)
+    return 0;
+  g_print ("\n");
+  cli_list (_ ("Records that cannot be trusted (not obeyed; check the knobs they name, then "
+               "`vfat-smart forget FILE`)"),
+            corrupt);
+  return 7;
 }
 
 int
@@ -102,59 +134,51 @@ cli_status (int argc, char **argv)
   GOptionEntry entries[] = { { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_ ("Print JSON"), NULL },
                              { NULL } };
   g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
-  g_autoptr (GPtrArray) entries_list = NULL;
+  g_autoptr (VsmStatus) status = NULL;
   g_autoptr (VsmKernel) kernel = NULL;
   g_autoptr (VsmPolicy) policy = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree char *bdi = NULL;
+  int rc;
 
   if (!cli_parse ("status", "[DEVICE]",
                   _ ("Show every drive vfat-smart manages (or the one DEVICE is on): class,\n"
                      "mounts with their real options, each knob as before -> applied -> now,\n"
-                     "I/O since apply, dirty data now and when it is safe to unplug."),
+                     "I/O since apply, dirty data now and when it is safe to unplug, and the\n"
+                     "last unmount. Exit status 8 when DEVICE is not managed, 7 when a record\n"
+                     "cannot be trusted."),
                   entries, &argc, &argv))
     return 2;
   if (argc > 2)
     return cli_usage_error ("status", _ ("expected at most one DEVICE"));
+  if (argc == 2 && (bdi = cli_resolve_bdi (argv[1], &error)) == NULL)
+    return cli_fail (error);
 
-  if (argc == 2)
-    {
-      g_autoptr (VsmDevice) d = vsm_device_new_from_spec (client, argv[1], &error);
-      if (d == NULL)
-        return cli_fail (error);
-      bdi = g_strdup (d->bdi);
-    }
-
-  entries_list = vsm_status_collect (client, bdi, &error);
-  if (entries_list == NULL)
+  status = vsm_status_collect (client, bdi, &error);
+  if (status == NULL)
     return cli_fail (error);
   policy = vsm_policy_load ();
   kernel = vsm_kernel_probe (NULL, policy->kernel_flush_fix);
+  rc = bdi && status->entries->len == 0 ? 8 : status->corrupt->len > 0 ? 7 : 0;
 
   if (json)
     {
-      cli_print_json (vsm_json_status (entries_list, kernel));
-      return bdi && entries_list->len == 0 ? 8 : 0;
+      cli_print_json (vsm_json_status (status, kernel));
+      return rc;
     }
 
   cli_field (_ ("Kernel"), _ ("%s; per-device cap %s; FAT flush fix %s"),
              kernel->release ? kernel->release : "?",
              kernel->has_strict_limit ? _ ("available") : _ ("unavailable (needs 6.2)"),
              vsm_flush_fix_to_string (kernel->flush_fix));
-  if (entries_list->len == 0)
-    {
-      if (bdi)
-        {
-          g_print (_ ("%s is not managed by vfat-smart.\n"), argv[1]);
-          return 8;
-        }
-      g_print (_ ("No drives are managed by vfat-smart.\n"));
-      return 0;
-    }
-  for (guint i = 0; i < entries_list->len; i++)
+  if (status->entries->len == 0 && bdi)
+    g_print (_ ("%s is not managed by vfat-smart.\n"), argv[1]);
+  else if (status->entries->len == 0)
+    g_print (_ ("No drives are managed by vfat-smart.\n"));
+  for (guint i = 0; i < status->entries->len; i++)
     {
       g_print ("\n");
-      print_entry (g_ptr_array_index (entries_list, i));
+      print_entry (g_ptr_array_index (status->entries, i));
     }
-  return 0;
+  return MAX (rc, print_untrusted (status->corrupt));
 }

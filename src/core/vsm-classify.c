@@ -5,38 +5,21 @@
 #include "config.h"
 
 #include "vsm-classify.h"
+#include "vsm-util.h"
 
 #include <glib/gi18n.h>
 #include <string.h>
 
-static const char *const class_names[VSM_CLASS_LAST] = {
-  [VSM_CLASS_UNKNOWN] = "unknown",
-  [VSM_CLASS_USB_STICK] = "usb-stick",
-  [VSM_CLASS_USB_STICK_UAS] = "usb-stick-uas",
-  [VSM_CLASS_USB_SSD] = "usb-ssd",
-  [VSM_CLASS_USB_HDD] = "usb-hdd",
-  [VSM_CLASS_CARD_READER] = "card-reader",
-  [VSM_CLASS_INTERNAL] = "internal",
-};
-
 const char *
 vsm_class_to_string (VsmClass klass)
 {
-  if (klass >= VSM_CLASS_LAST)
-    return "unknown";
-  return class_names[klass];
+  return vsm_enum_to_nick (VSM_TYPE_CLASS, klass, "unknown");
 }
 
 gboolean
 vsm_class_from_string (const char *text, VsmClass *out)
 {
-  for (guint i = 0; i < VSM_CLASS_LAST; i++)
-    if (g_strcmp0 (text, class_names[i]) == 0)
-      {
-        *out = (VsmClass)i;
-        return TRUE;
-      }
-  return FALSE;
+  return vsm_enum_from_nick (VSM_TYPE_CLASS, text, (int *)out);
 }
 
 void

@@ -17,7 +17,7 @@ typedef enum
   VSM_CLASS_USB_HDD,
   VSM_CLASS_CARD_READER,
   VSM_CLASS_INTERNAL,
-  VSM_CLASS_LAST,
+  VSM_CLASS_LAST, /*< skip >*/
 } VsmClass;
 
 const char *vsm_class_to_string (VsmClass klass);

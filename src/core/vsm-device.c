@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vsm-device.h"
+#include "vsm-paths.h"
 #include "vsm-util.h"
 
 #include <blkid.h>
@@ -21,28 +22,7 @@
 const char *
 vsm_transport_to_string (VsmTransport transport)
 {
-  switch (transport)
-    {
-    case VSM_TRANSPORT_USB_STORAGE:
-      return "usb-storage";
-    case VSM_TRANSPORT_UAS:
-      return "uas";
-    case VSM_TRANSPORT_USB_OTHER:
-      return "usb-other";
-    case VSM_TRANSPORT_MMC:
-      return "mmc";
-    case VSM_TRANSPORT_NVME:
-      return "nvme";
-    case VSM_TRANSPORT_ATA:
-      return "ata";
-    case VSM_TRANSPORT_VIRTIO:
-      return "virtio";
-    case VSM_TRANSPORT_LOOP:
-      return "loop";
-    case VSM_TRANSPORT_OTHER:
-    default:
-      return "other";
-    }
+  return vsm_enum_to_nick (VSM_TYPE_TRANSPORT, transport, "other");
 }
 
 gboolean
@@ -91,32 +71,15 @@ vsm_device_free (VsmDevice *d)
 }
 
 gboolean
-vsm_device_fs_is_fat (const VsmDevice *device)
+vsm_device_is_superfloppy (const VsmDevice *d, const char *part_table_type)
 {
-  return g_strcmp0 (device->fs_type, "vfat") == 0 || g_strcmp0 (device->fs_type, "exfat") == 0;
+  return !d->is_partition && d->fs_type != NULL && part_table_type == NULL;
 }
 
-char *
-vsm_sanitize_for_display (const char *text)
+gboolean
+vsm_fs_type_is_fat (const char *fs_type)
 {
-  GString *out;
-
-  if (text == NULL)
-    return NULL;
-
-  if (!g_utf8_validate (text, -1, NULL))
-    return g_utf8_make_valid (text, -1);
-
-  out = g_string_sized_new (strlen (text));
-  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-      if (g_unichar_iscntrl (c))
-        g_string_append_c (out, '?');
-      else
-        g_string_append_unichar (out, c);
-    }
-  return g_string_free (out, FALSE);
+  return g_strcmp0 (fs_type, "vfat") == 0 || g_strcmp0 (fs_type, "exfat") == 0;
 }
 
 /* sysfs string attributes come padded (SCSI vendor/model); NULL for empty */
@@ -161,7 +124,8 @@ prop_string (GUdevDevice *dev, const char *name)
 static GUdevDevice *
 lookup_mount_point (GUdevClient *client, const char *dir, GError **error)
 {
-  struct libmnt_table *tb = mnt_new_table_from_file ("/proc/self/mountinfo");
+  g_autofree char *mountinfo = vsm_path (VSM_ROOT_PROCFS, "self/mountinfo", NULL);
+  struct libmnt_table *tb = mnt_new_table_from_file (mountinfo);
   struct libmnt_fs *fs;
   g_autofree char *canonical = NULL;
   GUdevDevice *dev = NULL;
@@ -410,13 +374,75 @@ vsm_device_disable_probing (void)
   probing_disabled = TRUE;
 }
 
+typedef struct
+{
+  char *type, *label, *uuid, *version;
+} FsProbe;
+
+static void
+fs_probe_clear (FsProbe *p)
+{
+  g_free (p->type);
+  g_free (p->label);
+  g_free (p->uuid);
+  g_free (p->version);
+}
+
+/* the superblock, read with libblkid (the one place that does) */
+static gboolean
+probe_superblock (const char *devnode, FsProbe *out, GError **error)
+{
+  blkid_probe pr = blkid_new_probe_from_filename (devnode);
+  const char *v = NULL;
+
+  memset (out, 0, sizeof *out);
+  if (pr == NULL)
+    {
+      int errsv = errno;
+      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND, _ ("cannot read %s: %s"), devnode,
+                   g_strerror (errsv));
+      return FALSE;
+    }
+  blkid_probe_enable_superblocks (pr, TRUE);
+  blkid_probe_set_superblocks_flags (pr, BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID |
+                                           BLKID_SUBLKS_TYPE | BLKID_SUBLKS_VERSION);
+  blkid_probe_enable_partitions (pr, TRUE);
+  if (blkid_do_safeprobe (pr) == 0)
+    {
+      if (blkid_probe_lookup_value (pr, "TYPE", &v, NULL) == 0)
+        out->type = g_strdup (v);
+      if (blkid_probe_lookup_value (pr, "LABEL", &v, NULL) == 0)
+        out->label = g_strdup (v);
+      if (blkid_probe_lookup_value (pr, "UUID", &v, NULL) == 0)
+        out->uuid = g_strdup (v);
+      if (blkid_probe_lookup_value (pr, "VERSION", &v, NULL) == 0)
+        out->version = g_strdup (v);
+    }
+  blkid_free_probe (pr);
+  return TRUE;
+}
+
+char *
+vsm_probe_fs_type (const char *devnode, GError **error)
+{
+  FsProbe p;
+  char *type;
+
+  if (!probe_superblock (devnode, &p, error))
+    return NULL;
+  type = g_steal_pointer (&p.type);
+  fs_probe_clear (&p);
+  if (type == NULL)
+    g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_SUPPORTED, _ ("%s: no filesystem found"), devnode);
+  return type;
+}
+
 /* Under udev the ID_FS_* properties are there (and replay under umockdev);
  * otherwise probe the superblock when we may read the node. */
 static void
 read_filesystem (VsmDevice *d, GUdevDevice *dev)
 {
-  blkid_probe pr;
-  const char *v = NULL;
+  FsProbe p;
 
   d->fs_type = prop_string (dev, "ID_FS_TYPE");
   if (d->fs_type != NULL)
@@ -426,29 +452,13 @@ read_filesystem (VsmDevice *d, GUdevDevice *dev)
       d->fs_version = prop_string (dev, "ID_FS_VERSION");
       return;
     }
-
-  if (d->devnode == NULL || probing_disabled || g_getenv ("UMOCKDEV_DIR") != NULL)
+  if (d->devnode == NULL || probing_disabled || g_getenv ("UMOCKDEV_DIR") != NULL ||
+      !probe_superblock (d->devnode, &p, NULL))
     return;
-
-  pr = blkid_new_probe_from_filename (d->devnode);
-  if (pr == NULL)
-    return;
-  blkid_probe_enable_superblocks (pr, TRUE);
-  blkid_probe_set_superblocks_flags (pr, BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID |
-                                           BLKID_SUBLKS_TYPE | BLKID_SUBLKS_VERSION);
-  blkid_probe_enable_partitions (pr, TRUE);
-  if (blkid_do_safeprobe (pr) == 0)
-    {
-      if (blkid_probe_lookup_value (pr, "TYPE", &v, NULL) == 0)
-        d->fs_type = g_strdup (v);
-      if (blkid_probe_lookup_value (pr, "LABEL", &v, NULL) == 0)
-        d->fs_label = g_strdup (v);
-      if (blkid_probe_lookup_value (pr, "UUID", &v, NULL) == 0)
-        d->fs_uuid = g_strdup (v);
-      if (blkid_probe_lookup_value (pr, "VERSION", &v, NULL) == 0)
-        d->fs_version = g_strdup (v);
-    }
-  blkid_free_probe (pr);
+  d->fs_type = p.type;
+  d->fs_label = p.label;
+  d->fs_uuid = p.uuid;
+  d->fs_version = p.version;
 }
 
 VsmDevice *
@@ -522,8 +532,8 @@ vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *sp
 
   d->n_partitions = count_partitions (client, disk);
   read_filesystem (d, udev);
-  d->superfloppy = !d->is_partition && d->fs_type != NULL &&
-                   g_udev_device_get_property (disk, "ID_PART_TABLE_TYPE") == NULL;
+  d->superfloppy =
+    vsm_device_is_superfloppy (d, g_udev_device_get_property (disk, "ID_PART_TABLE_TYPE"));
 
   return g_steal_pointer (&d);
 }

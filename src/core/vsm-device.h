@@ -87,14 +87,18 @@ VsmDevice *vsm_device_new_from_spec (GUdevClient *client, const char *spec, GErr
 VsmDevice *vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *spec,
                                      GError **error);
 
-gboolean vsm_device_fs_is_fat (const VsmDevice *device);
+/* A filesystem on the whole disk, no partition table (part_table_type:
+ * udev's ID_PART_TABLE_TYPE of the disk, NULL when none). */
+gboolean vsm_device_is_superfloppy (const VsmDevice *device, const char *part_table_type);
+
+/* vfat or exfat: the filesystems vfat-smart mounts */
+gboolean vsm_fs_type_is_fat (const char *fs_type);
+
+/* The filesystem type on the device now, read from its superblock. */
+char *vsm_probe_fs_type (const char *devnode, GError **error);
 
 /* udev helpers must never block on a dying device: no superblock probing,
  * filesystem facts from the udev event only. */
 void vsm_device_disable_probing (void);
-
-/* Replaces control characters so that a label or serial from the device
- * cannot forge lines or escape sequences in text output. */
-char *vsm_sanitize_for_display (const char *text);
 
 G_END_DECLS

@@ -5,6 +5,8 @@
 #include "config.h"
 
 #include "vsm-kernel.h"
+#include "vsm-knobs.h"
+#include "vsm-paths.h"
 #include "vsm-util.h"
 
 #include <glib/gi18n.h>
@@ -15,16 +17,7 @@
 const char *
 vsm_flush_fix_to_string (VsmFlushFix fix)
 {
-  switch (fix)
-    {
-    case VSM_FLUSH_FIX_PRESENT:
-      return "present";
-    case VSM_FLUSH_FIX_ABSENT:
-      return "absent";
-    case VSM_FLUSH_FIX_UNKNOWN:
-    default:
-      return "unknown";
-    }
+  return vsm_enum_to_nick (VSM_TYPE_FLUSH_FIX, fix, "unknown");
 }
 
 void
@@ -35,7 +28,6 @@ vsm_kernel_free (VsmKernel *k)
   g_free (k->release);
   g_ptr_array_unref (k->bdi_knobs);
   g_free (k->flush_fix_reason);
-  g_free (k->tracefs_path);
   g_free (k);
 }
 
@@ -48,14 +40,15 @@ vsm_kernel_has_knob (const VsmKernel *k, const char *name)
   return FALSE;
 }
 
-static const char *const known_knobs[] = { "read_ahead_kb",  "min_ratio",      "max_ratio",
-                                           "min_ratio_fine", "max_ratio_fine", "min_bytes",
-                                           "max_bytes",      "strict_limit",   NULL };
+static const char *const known_knobs[] = { "min_ratio",      "max_ratio", "min_ratio_fine",
+                                           "max_ratio_fine", "min_bytes", "max_bytes",
+                                           "strict_limit",   NULL };
 
 static char *
 any_bdi (void)
 {
-  g_autoptr (GDir) dir = g_dir_open ("/sys/class/bdi", 0, NULL);
+  g_autofree char *path = vsm_path (VSM_ROOT_SYSFS, "class/bdi", NULL);
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
   const char *name;
 
   if (dir == NULL)
@@ -70,6 +63,8 @@ static void
 probe_flush_fix (VsmKernel *k, VsmFlushFix override)
 {
   g_autofree char *version = NULL;
+  g_autofree char *version_path = vsm_path (VSM_ROOT_SYSFS, "module/fat/version", NULL);
+  g_autofree char *module_path = vsm_path (VSM_ROOT_SYSFS, "module/fat", NULL);
 
   if (override != VSM_FLUSH_FIX_UNKNOWN)
     {
@@ -78,7 +73,7 @@ probe_flush_fix (VsmKernel *k, VsmFlushFix override)
       return;
     }
 
-  version = vsm_read_attr ("/sys/module/fat/version", NULL);
+  version = vsm_read_attr (version_path, NULL);
   if (version != NULL && strstr (version, VSM_FLUSH_FIX_MARKER) != NULL)
     {
       k->flush_fix = VSM_FLUSH_FIX_PRESENT;
@@ -87,7 +82,7 @@ probe_flush_fix (VsmKernel *k, VsmFlushFix override)
       return;
     }
 
-  if (g_file_test ("/sys/module/fat", G_FILE_TEST_IS_DIR))
+  if (g_file_test (module_path, G_FILE_TEST_IS_DIR))
     {
       /* No mainline or distribution release carries the fix yet. */
       k->flush_fix = VSM_FLUSH_FIX_ABSENT;
@@ -117,30 +112,25 @@ vsm_kernel_probe (const char *bdi, VsmFlushFix override)
     {
       for (const char *const *n = known_knobs; *n != NULL; n++)
         {
-          g_autofree char *path = g_strdup_printf ("/sys/class/bdi/%s/%s", bdi, *n);
+          g_autofree char *path = vsm_knob_path (bdi, *n);
           if (g_file_test (path, G_FILE_TEST_EXISTS))
             g_ptr_array_add (k->bdi_knobs, g_strdup (*n));
         }
     }
   k->has_strict_limit = vsm_kernel_has_knob (k, "strict_limit");
   k->has_max_bytes = vsm_kernel_has_knob (k, "max_bytes");
-  k->has_ratio_fine = vsm_kernel_has_knob (k, "max_ratio_fine");
 
   probe_flush_fix (k, override);
 
-  for (const char *const *p =
-         (const char *const[]){ "/sys/kernel/tracing", "/sys/kernel/debug/tracing", NULL };
-       *p != NULL; p++)
-    {
-      g_autofree char *f = g_build_filename (*p, "instances", NULL);
-      if (g_file_test (f, G_FILE_TEST_IS_DIR))
-        {
-          k->tracefs = TRUE;
-          k->tracefs_path = g_strdup (*p);
-          break;
-        }
-    }
-  k->debugfs_bdi = g_file_test ("/sys/kernel/debug/bdi", G_FILE_TEST_IS_DIR);
+  {
+    g_autofree char *tracing = vsm_path (VSM_ROOT_SYSFS, "kernel/tracing/instances", NULL);
+    g_autofree char *old_tracing = vsm_path (VSM_ROOT_DEBUGFS, "tracing/instances", NULL);
+    g_autofree char *bdi_stats = vsm_path (VSM_ROOT_DEBUGFS, "bdi", NULL);
+
+    k->tracefs =
+      g_file_test (tracing, G_FILE_TEST_IS_DIR) || g_file_test (old_tracing, G_FILE_TEST_IS_DIR);
+    k->debugfs_bdi = g_file_test (bdi_stats, G_FILE_TEST_IS_DIR);
+  }
 
   return k;
 }

@@ -27,11 +27,9 @@ typedef struct
   GPtrArray *bdi_knobs; /* names of the writable BDI attributes found */
   gboolean has_strict_limit;
   gboolean has_max_bytes;
-  gboolean has_ratio_fine;
   VsmFlushFix flush_fix;
   char *flush_fix_reason;
-  gboolean tracefs; /* a tracefs mount we can use */
-  char *tracefs_path;
+  gboolean tracefs;     /* a tracefs with instances we can use */
   gboolean debugfs_bdi; /* debugfs bdi/ stats readable */
 } VsmKernel;
 

@@ -1,33 +1,44 @@
-/* vsm-knobs.h - write, verify and restore writeback knobs
+/* vsm-knobs.h - the writeback knobs vfat-smart may touch: where each lives,
+ * how it reads back, and how it is restored
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #pragma once
 
-#include "vsm-device.h"
-#include "vsm-plan.h"
 #include "vsm-state.h"
 
 G_BEGIN_DECLS
 
-/* "strict_limit" -> /sys/class/bdi/BDI/strict_limit; "vm.x" -> /proc/sys/vm/x */
+typedef struct
+{
+  const char *name;    /* "max_bytes", or "vm.NAME" for /proc/sys/vm/NAME */
+  gboolean global;     /* acts on every disk of the system */
+  gboolean relative;   /* stored as a ratio of the dirty threshold: read back with a tolerance */
+  const char *via[3];  /* restored through the first of these that exists (NULL: itself) */
+  const char *if_zero; /* vm.*_bytes: "0" means the ratio was in charge: restore that */
+} VsmKnobSpec;
+
+/* NULL for a knob vfat-smart never writes */
+const VsmKnobSpec *vsm_knob_spec_lookup (const char *name);
+
+/* /sys/class/bdi/BDI/NAME or /proc/sys/vm/NAME (under vsm-paths' roots);
+ * NULL for an unknown knob or a malformed bdi. */
 char *vsm_knob_path (const char *bdi, const char *name);
 gboolean vsm_knob_is_global (const char *name);
+gboolean vsm_bdi_is_valid (const char *bdi);
 
-/* TRUE when readback is what applied asked for (byte knobs move with the
- * dirty threshold, so they are compared with a tolerance). */
+/* TRUE when readback is what was written (relative knobs within 5 % +
+ * 256 KiB: they move with free memory and with vm.dirty_*). */
 gboolean vsm_knob_value_matches (const char *name, const char *applied, const char *readback);
 
-/* Writes the plan's knobs in order, reads each back, records originals (kept
- * from an earlier apply: applying twice changes nothing) and the baseline
- * I/O counters. On any failure everything written is put back and nothing is
- * recorded. source: "cli", "udev", "mount". */
-VsmState *vsm_knobs_apply (const VsmDevice *device, const VsmPlan *plan, const char *source,
-                           GError **error);
+/* Fills record->path, ->original, ->restore_path, ->restore_value from the
+ * kernel, before the knob is first written. */
+gboolean vsm_knob_record_read (VsmKnobRecord *record, const char *bdi, GError **error);
 
-/* Puts every original back and forgets the disk. A disk that is gone needs
- * nothing put back. report: lines saying what was done (may be NULL). */
-gboolean vsm_knobs_restore (const char *bdi, GPtrArray *report, GError **error);
+/* A record from a state file is obeyed only when it names a known knob at
+ * exactly its place for this bdi, restores through an allowed place, and
+ * holds numbers. */
+gboolean vsm_knob_record_is_sane (const VsmKnobRecord *record, const char *bdi, GError **error);
 
 typedef enum
 {
@@ -37,5 +48,10 @@ typedef enum
 } VsmDrift;
 
 VsmDrift vsm_knob_check (const VsmKnobRecord *record, char **now);
+
+/* Writes each record's restore value, newest first; a knob that is gone
+ * (device unplugged) needs nothing. report gets a line per knob, failures
+ * a "; "-joined list. Returns FALSE when any write failed. */
+gboolean vsm_knob_records_restore (GPtrArray *records, GPtrArray *report, GString *failures);
 
 G_END_DECLS

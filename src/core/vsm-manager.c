@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vsm-manager.h"
+#include "vsm-mount.h"
 #include "vsm-util.h"
 
 #include <glib/gi18n.h>
@@ -22,110 +23,114 @@ vsm_assessment_free (VsmAssessment *a)
   g_free (a);
 }
 
+/* a person's class and the filesystem now on the device go into the facts
+ * and the classification; the rest of the overrides into the plan */
 static void
-compute_plan (VsmAssessment *a)
+apply_fact_overrides (VsmAssessment *a, const VsmOverrides *o)
 {
-  g_clear_pointer (&a->plan, vsm_plan_free);
-  /* No measured bandwidth here: the kernel's estimate (debugfs BdiWriteBandwidth)
-   * decays towards nothing while a device is idle, which is when a drive is
-   * plugged or mounted; seen in the lab as an 8 MiB cap from a stale estimate.
-   * Measuring belongs to whoever watches the device while it writes. */
-  a->plan = vsm_plan_compute (a->device, a->classification, a->policy, a->kernel, 0);
-  for (guint i = 0; i < a->policy->problems->len; i++)
-    g_ptr_array_add (
-      a->plan->reasons,
-      g_strdup_printf (_ ("policy: %s"), (char *)g_ptr_array_index (a->policy->problems, i)));
+  VsmClassification *c = a->classification;
+
+  if (o == NULL)
+    return;
+  if (o->fs_type != NULL && g_strcmp0 (o->fs_type, a->device->fs_type) != 0)
+    {
+      g_free (a->device->fs_type);
+      a->device->fs_type = g_strdup (o->fs_type);
+    }
+  if (o->set_class)
+    {
+      if (c->klass != o->klass)
+        g_ptr_array_insert (c->reasons, 0,
+                            g_strdup_printf (_ ("class set by hand to %s (detected: %s)"),
+                                             vsm_class_to_string (o->klass),
+                                             vsm_class_to_string (c->klass)));
+      c->klass = o->klass;
+      c->confidence = 100;
+    }
 }
 
 VsmAssessment *
-vsm_assess_device (VsmDevice *device, VsmPolicy *policy)
+vsm_assess_device (VsmDevice *device, VsmPolicy *policy, const VsmOverrides *overrides)
 {
   VsmAssessment *a = g_new0 (VsmAssessment, 1);
 
+  g_return_val_if_fail (device != NULL, NULL);
   a->device = device;
   a->policy = policy ? policy : vsm_policy_load ();
   a->classification = vsm_classify (a->device);
   a->kernel = vsm_kernel_probe (a->device->bdi, a->policy->kernel_flush_fix);
-  compute_plan (a);
+  apply_fact_overrides (a, overrides);
+  /* No measured bandwidth here: the kernel's estimate (debugfs BdiWriteBandwidth)
+   * decays towards nothing while a device is idle, which is when a drive is
+   * plugged or mounted; seen in the lab as an 8 MiB cap from a stale estimate.
+   * Measuring belongs to whoever watches the device while it writes. */
+  a->plan = vsm_plan_compute (a->device, a->classification, a->policy, a->kernel, overrides);
+  for (guint i = 0; i < a->policy->problems->len; i++)
+    g_ptr_array_add (
+      a->plan->reasons,
+      g_strdup_printf (_ ("policy: %s"), (char *)g_ptr_array_index (a->policy->problems, i)));
   return a;
 }
 
-void
-vsm_assessment_set_class (VsmAssessment *a, VsmClass klass)
-{
-  VsmClassification *c = a->classification;
-
-  if (c->klass != klass)
-    g_ptr_array_insert (c->reasons, 0,
-                        g_strdup_printf (_ ("class set by hand to %s (detected: %s)"),
-                                         vsm_class_to_string (klass),
-                                         vsm_class_to_string (c->klass)));
-  c->klass = klass;
-  c->confidence = 100;
-  compute_plan (a);
-}
-
 VsmAssessment *
-vsm_assess (GUdevClient *client, const char *spec, VsmPolicy *policy, GError **error)
+vsm_assess (GUdevClient *client, const char *spec, VsmPolicy *policy, const VsmOverrides *overrides,
+            GError **error)
 {
-  VsmDevice *device = vsm_device_new_from_spec (client, spec, error);
+  VsmDevice *device;
 
+  g_return_val_if_fail (G_UDEV_IS_CLIENT (client), NULL);
+  device = vsm_device_new_from_spec (client, spec, error);
   if (device == NULL)
     {
       vsm_policy_free (policy);
       return NULL;
     }
-  return vsm_assess_device (device, policy);
+  return vsm_assess_device (device, policy, overrides);
 }
 
-VsmState *
-vsm_assessment_apply (VsmAssessment *a, const char *source, GError **error)
+static gboolean
+apply_left_alone (const VsmAssessment *a, const VsmApplyOptions *o, GError **error)
 {
-  if (!a->plan->managed)
+  g_autoptr (GError) local = NULL;
+
+  /* left alone now: undo what an earlier apply did */
+  if (!vsm_restore (a->device->bdi, o ? o->lock_wait_ms : 0, NULL, &local) &&
+      !g_error_matches (local, VSM_ERROR, VSM_ERROR_NOT_MANAGED))
     {
-      g_autoptr (GError) local = NULL;
-      g_autoptr (GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
-
-      /* left alone now; undo what an earlier apply did */
-      if (!vsm_knobs_restore (a->device->bdi, report, &local) &&
-          !g_error_matches (local, VSM_ERROR, VSM_ERROR_NOT_MANAGED))
-        {
-          g_propagate_error (error, g_steal_pointer (&local));
-          return NULL;
-        }
-      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_SUPPORTED, _ ("%s is not managed: %s"),
-                   a->device->disk_node,
-                   (char *)g_ptr_array_index (a->plan->reasons, a->plan->reasons->len - 1));
-      return NULL;
-    }
-  return vsm_knobs_apply (a->device, a->plan, source, error);
-}
-
-gboolean
-vsm_restore_all (GPtrArray *report, GError **error)
-{
-  g_autoptr (GPtrArray) states = vsm_state_list (error);
-  g_autoptr (GString) failures = g_string_new (NULL);
-
-  if (states == NULL)
-    return FALSE;
-  for (guint i = 0; i < states->len; i++)
-    {
-      VsmState *s = g_ptr_array_index (states, i);
-      g_autoptr (GError) local = NULL;
-
-      if (report)
-        g_ptr_array_add (report, g_strdup_printf ("%s (%s):", s->disk_node, s->bdi));
-      if (!vsm_knobs_restore (s->bdi, report, &local))
-        g_string_append_printf (failures, "%s%s: %s", failures->len ? "; " : "", s->bdi,
-                                local->message);
-    }
-  if (failures->len > 0)
-    {
-      g_set_error_literal (error, VSM_ERROR, VSM_ERROR_APPLY, failures->str);
+      g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+vsm_assessment_apply (const VsmAssessment *a, const VsmApplyOptions *o, VsmApplyStep step,
+                      gpointer step_data, VsmState **state, GError **error)
+{
+  VsmApply *txn;
+  g_autoptr (GError) local = NULL;
+
+  g_return_val_if_fail (a != NULL && state != NULL, FALSE);
+  *state = NULL;
+  if (!a->plan->managed)
+    return apply_left_alone (a, o, error) && (step == NULL || step (a, step_data, error));
+
+  txn = vsm_apply_begin (a->device, a->plan, o, error);
+  if (txn == NULL)
+    return FALSE;
+  if (step != NULL && !step (a, step_data, &local))
+    {
+      g_autoptr (GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr (GString) msg = g_string_new (local->message);
+
+      vsm_apply_abort (txn, report);
+      for (guint i = 0; i < report->len; i++)
+        g_string_append_printf (msg, "; %s", (char *)g_ptr_array_index (report, i));
+      g_set_error_literal (error, local->domain, local->code, msg->str);
+      return FALSE;
+    }
+  *state = vsm_apply_commit (txn, error);
+  return *state != NULL;
 }
 
 static void
@@ -144,7 +149,18 @@ vsm_status_entry_free (VsmStatusEntry *e)
   g_ptr_array_unref (e->mounts);
   g_ptr_array_unref (e->knobs);
   g_free (e->safety_note);
+  vsm_unmount_record_free (e->last_unmount);
   g_free (e);
+}
+
+void
+vsm_status_free (VsmStatus *status)
+{
+  if (status == NULL)
+    return;
+  g_ptr_array_unref (status->entries);
+  g_ptr_array_unref (status->corrupt);
+  g_free (status);
 }
 
 static void
@@ -199,58 +215,73 @@ compute_safety (VsmStatusEntry *e)
     e->seconds_to_safe = (double)e->at_risk_bytes / (double)e->safe_bandwidth;
 }
 
-GPtrArray *
+static void
+add_global_knobs (VsmStatusEntry *e, const VsmGlobalState *global)
+{
+  VsmState *s = e->state;
+
+  if (global == NULL || !vsm_global_state_has_owner (global, s->bdi))
+    return;
+  for (guint i = 0; i < global->knobs->len; i++)
+    {
+      /* the status borrows records from the state: copy them in */
+      VsmKnobRecord *copy = vsm_knob_record_copy (g_ptr_array_index (global->knobs, i));
+      g_ptr_array_add (s->knobs, copy);
+      add_knob_status (e, copy, TRUE);
+    }
+}
+
+static VsmStatusEntry *
+status_entry_new (GUdevClient *client, VsmState *s, const VsmGlobalState *global)
+{
+  VsmStatusEntry *e = g_new0 (VsmStatusEntry, 1);
+  g_autoptr (GPtrArray) unmounts = vsm_history_unmounts (s->bdi, 1);
+  guint n_own = s->knobs->len;
+  VsmDiskStat before, now;
+
+  e->state = s;
+  e->present = s->disk_syspath && g_file_test (s->disk_syspath, G_FILE_TEST_IS_DIR);
+  e->mounts = e->present ? vsm_mounts_for_disk (client, s->disk_syspath)
+                         : g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_mount_info_free);
+  e->knobs = g_ptr_array_new_with_free_func ((GDestroyNotify)knob_status_free);
+  for (guint i = 0; i < n_own; i++)
+    add_knob_status (e, g_ptr_array_index (s->knobs, i), FALSE);
+  add_global_knobs (e, global);
+
+  if (e->present && vsm_disk_stat_parse (s->baseline_stat, &before) &&
+      vsm_disk_stat_read (s->disk_name, &now, NULL, NULL))
+    vsm_disk_stat_delta (&before, &now, &e->io);
+  e->seconds_since_apply = (double)(g_get_real_time () - s->applied_at) / 1e6;
+  if (e->present)
+    vsm_dirty_info_read (s->bdi, &e->dirty);
+  if (unmounts->len > 0)
+    e->last_unmount = g_ptr_array_steal_index (unmounts, 0);
+  compute_safety (e);
+  return e;
+}
+
+VsmStatus *
 vsm_status_collect (GUdevClient *client, const char *bdi, GError **error)
 {
-  g_autoptr (GPtrArray) states = vsm_state_list (error);
+  g_autoptr (VsmStatus) status = g_new0 (VsmStatus, 1);
+  g_autoptr (GPtrArray) states = NULL;
   g_autoptr (VsmGlobalState) global = NULL;
-  GPtrArray *out;
 
+  status->corrupt = g_ptr_array_new_with_free_func (g_free);
+  states = vsm_state_list (status->corrupt, error);
   if (states == NULL)
     return NULL;
   global = vsm_global_state_load (NULL);
 
-  out = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_status_entry_free);
+  status->entries = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_status_entry_free);
   while (states->len > 0)
     {
       VsmState *s = g_ptr_array_steal_index (states, 0);
-      VsmStatusEntry *e;
-      VsmDiskStat before, now;
 
       if (bdi != NULL && !g_str_equal (s->bdi, bdi))
-        {
-          vsm_state_free (s);
-          continue;
-        }
-      e = g_new0 (VsmStatusEntry, 1);
-      e->state = s;
-      e->present = s->disk_syspath && g_file_test (s->disk_syspath, G_FILE_TEST_IS_DIR);
-      e->mounts = e->present ? vsm_mounts_for_disk (client, s->disk_syspath)
-                             : g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_mount_info_free);
-      e->knobs = g_ptr_array_new_with_free_func ((GDestroyNotify)knob_status_free);
-      for (guint i = 0; i < s->knobs->len; i++)
-        add_knob_status (e, g_ptr_array_index (s->knobs, i), FALSE);
-      for (guint i = 0; global && i < global->knobs->len; i++)
-        {
-          /* borrowed pointer must outlive global: copy into the state */
-          VsmKnobRecord *copy = vsm_knob_record_copy (g_ptr_array_index (global->knobs, i));
-          if (!g_ptr_array_find_with_equal_func (global->owners, s->bdi, g_str_equal, NULL))
-            {
-              vsm_knob_record_free (copy);
-              continue;
-            }
-          g_ptr_array_add (s->knobs, copy);
-          add_knob_status (e, copy, TRUE);
-        }
-
-      if (e->present && vsm_disk_stat_parse (s->baseline_stat, &before) &&
-          vsm_disk_stat_read (s->disk_name, &now, NULL, NULL))
-        vsm_disk_stat_delta (&before, &now, &e->io);
-      e->seconds_since_apply = (double)(g_get_real_time () - s->applied_at) / 1e6;
-      if (e->present)
-        vsm_dirty_info_read (s->bdi, &e->dirty);
-      compute_safety (e);
-      g_ptr_array_add (out, e);
+        vsm_state_free (s);
+      else
+        g_ptr_array_add (status->entries, status_entry_new (client, s, global));
     }
-  return out;
+  return g_steal_pointer (&status);
 }

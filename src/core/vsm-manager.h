@@ -1,20 +1,20 @@
-/* vsm-manager.h - the one sequence every front end runs:
+/* vsm-manager.h - the sequence every front end runs:
  * facts -> class -> plan -> apply -> record, and the status of it all
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #pragma once
 
+#include "vsm-apply.h"
 #include "vsm-classify.h"
 #include "vsm-device.h"
+#include "vsm-history.h"
 #include "vsm-kernel.h"
 #include "vsm-knobs.h"
-#include "vsm-mount.h"
 #include "vsm-plan.h"
 #include "vsm-policy.h"
 #include "vsm-state.h"
 #include "vsm-stats.h"
-#include "vsm-util.h"
 
 G_BEGIN_DECLS
 
@@ -30,22 +30,25 @@ typedef struct
 void vsm_assessment_free (VsmAssessment *a);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmAssessment, vsm_assessment_free)
 
-/* policy: NULL to load it from GSettings (taken over otherwise) */
+/* facts -> class -> plan. policy: NULL to load it from GSettings (taken
+ * over otherwise); overrides: NULL or what a person decided. */
 VsmAssessment *vsm_assess (GUdevClient *client, const char *spec, VsmPolicy *policy,
-                           GError **error);
+                           const VsmOverrides *overrides, GError **error);
 /* takes device (and policy, when not NULL) over */
-VsmAssessment *vsm_assess_device (VsmDevice *device, VsmPolicy *policy);
+VsmAssessment *vsm_assess_device (VsmDevice *device, VsmPolicy *policy,
+                                  const VsmOverrides *overrides);
 
-/* Replaces the classification (a person knows better: `--class`) and
- * recomputes the plan. */
-void vsm_assessment_set_class (VsmAssessment *a, VsmClass klass);
+/* Runs after the knobs are written and read back, before they are
+ * recorded (the mount helper mounts here). Its failure undoes everything. */
+typedef gboolean (*VsmApplyStep) (const VsmAssessment *a, gpointer data, GError **error);
 
-/* Applies the plan's knobs (restoring them when the plan has none and an
- * earlier apply left some) and records the state. */
-VsmState *vsm_assessment_apply (VsmAssessment *a, const char *source, GError **error);
-
-/* Restores every managed disk; report gets a line per action. */
-gboolean vsm_restore_all (GPtrArray *report, GError **error);
+/* The one apply every front end runs. A managed plan: one transaction
+ * (vsm-apply.h) around step; *state gets the record. A plan that leaves
+ * the drive alone: whatever an earlier apply of the disk left is restored,
+ * step runs, and *state is NULL. On failure nothing is left changed. */
+gboolean vsm_assessment_apply (const VsmAssessment *a, const VsmApplyOptions *options,
+                               VsmApplyStep step, gpointer step_data, VsmState **state,
+                               GError **error);
 
 typedef struct
 {
@@ -68,12 +71,22 @@ typedef struct
   guint64 safe_bandwidth; /* bytes/s used for the estimate */
   const char *safe_bandwidth_source;
   double seconds_to_safe;
-  char *safety_note; /* how this compares to udisks' default */
+  char *safety_note;              /* how this compares to udisks' default */
+  VsmUnmountRecord *last_unmount; /* NULL when none is recorded */
 } VsmStatusEntry;
 
 void vsm_status_entry_free (VsmStatusEntry *e);
 
+typedef struct
+{
+  GPtrArray *entries; /* VsmStatusEntry* */
+  GPtrArray *corrupt; /* char*: records that cannot be trusted */
+} VsmStatus;
+
+void vsm_status_free (VsmStatus *status);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmStatus, vsm_status_free)
+
 /* bdi: one disk, or NULL for all managed disks */
-GPtrArray *vsm_status_collect (GUdevClient *client, const char *bdi, GError **error);
+VsmStatus *vsm_status_collect (GUdevClient *client, const char *bdi, GError **error);
 
 G_END_DECLS

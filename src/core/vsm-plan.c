@@ -1,6 +1,8 @@
 /* vsm-plan.c - (facts, class, policy, kernel) -> mount options + knobs (pure)
  *
- * All trade-offs live in the table below, one row per class.
+ * What each class gets is in plan_table, one row per class; how a cap is
+ * put in place on a kernel is in cap_mechanisms. The policy, the kernel and
+ * a person's options then decide in the steps of vsm_plan_compute ().
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -17,27 +19,24 @@ typedef struct
 {
   VsmClass klass;
   gboolean managed;
-  VsmFlushMode mode; /* when the kernel has per-device caps */
   guint64 bandwidth; /* starting write bandwidth, bytes/s */
   const char *why;
 } PlanRow;
 
 static const PlanRow plan_table[] = {
-  { VSM_CLASS_USB_STICK, TRUE, VSM_FLUSH_MODE_DIRTY_CAP, 20 * MB,
+  { VSM_CLASS_USB_STICK, TRUE, 20 * MB,
     N_ ("cheap sticks stall when close() races the flusher; a cap bounds the data at risk without "
         "flush") },
-  { VSM_CLASS_USB_STICK_UAS, TRUE, VSM_FLUSH_MODE_DIRTY_CAP, 80 * MB,
+  { VSM_CLASS_USB_STICK_UAS, TRUE, 80 * MB,
     N_ ("a fast stick: a cap keeps progress honest and unplug losses small") },
-  { VSM_CLASS_CARD_READER, TRUE, VSM_FLUSH_MODE_DIRTY_CAP, 20 * MB,
-    N_ ("memory cards behave like cheap sticks") },
-  { VSM_CLASS_USB_SSD, TRUE, VSM_FLUSH_MODE_DIRTY_CAP, 200 * MB,
+  { VSM_CLASS_CARD_READER, TRUE, 20 * MB, N_ ("memory cards behave like cheap sticks") },
+  { VSM_CLASS_USB_SSD, TRUE, 200 * MB,
     N_ ("an SSD writes fast; a cap of a few seconds still bounds the loss") },
-  { VSM_CLASS_USB_HDD, TRUE, VSM_FLUSH_MODE_DIRTY_CAP, 80 * MB,
+  { VSM_CLASS_USB_HDD, TRUE, 80 * MB,
     N_ ("a hard disk: a cap bounds the loss, flush would add a 100 ms sleep to every close") },
-  { VSM_CLASS_UNKNOWN, TRUE, VSM_FLUSH_MODE_DIRTY_CAP, 20 * MB,
+  { VSM_CLASS_UNKNOWN, TRUE, 20 * MB,
     N_ ("an unidentified removable drive: planned like a cheap stick, the safest guess") },
-  { VSM_CLASS_INTERNAL, FALSE, VSM_FLUSH_MODE_KERNEL_FLUSH, 0,
-    N_ ("internal disks are left alone") },
+  { VSM_CLASS_INTERNAL, FALSE, 0, N_ ("internal disks are left alone") },
 };
 
 static const PlanRow *
@@ -65,7 +64,7 @@ vsm_plan_free (VsmPlan *plan)
   g_free (plan->fs_type);
   g_free (plan->mount_options);
   g_free (plan->udisks_defaults);
-  g_free (plan->udisks_allow);
+  g_free (plan->left_alone_reason);
   g_free (plan->bandwidth_source);
   g_ptr_array_unref (plan->knobs);
   g_ptr_array_unref (plan->reasons);
@@ -140,15 +139,9 @@ build_mount_options (VsmPlan *plan)
     extra = "sync";
 
   plan->mount_options = extra ? g_strconcat (base, ",", extra, NULL) : g_strdup (base);
+  /* only the defaults: udisks' own allow lists (flush for vfat, sync for
+   * every filesystem) stay in force, whatever the udisks version */
   plan->udisks_defaults = g_strconcat ("uid=$UID,gid=$GID,", plan->mount_options, NULL);
-  /* udisks' built-in allow sets, plus flush and sync so that a user can
-   * still ask for either explicitly. */
-  if (vfat)
-    plan->udisks_allow = g_strdup ("uid=$UID,gid=$GID,flush,sync,utf8,shortname,umask,dmask,fmask,"
-                                   "codepage,iocharset,usefree,showexec");
-  else
-    plan->udisks_allow =
-      g_strdup ("uid=$UID,gid=$GID,sync,dmask,errors,fmask,iocharset,namecase,umask");
 }
 
 static guint64
@@ -171,158 +164,231 @@ clamp_cap (VsmPlan *plan, const VsmPolicy *policy)
   return cap;
 }
 
-VsmPlan *
-vsm_plan_compute (const VsmDevice *d, const VsmClassification *c, const VsmPolicy *policy,
-                  const VsmKernel *kernel, guint64 measured_bandwidth)
+/* How a dirty cap is put in place. The knobs' own facts (where they live,
+ * how they read back and are restored) are in vsm-knobs.c. */
+typedef struct
+{
+  const char *name;
+  gboolean (*available) (const VsmKernel *k, const VsmPolicy *p);
+  const char *knobs[2];
+  guint64 (*value) (guint i, guint64 cap);
+  const char *why;
+} CapMechanism;
+
+static gboolean
+per_device_available (const VsmKernel *k, const VsmPolicy *p)
+{
+  return k->has_strict_limit && k->has_max_bytes;
+}
+
+/* max_bytes first: strict_limit with the old 100% ratio would throttle
+ * nothing, the reverse order could throttle hard */
+static guint64
+per_device_value (guint i, guint64 cap)
+{
+  return i == 0 ? cap : 1;
+}
+
+static gboolean
+global_available (const VsmKernel *k, const VsmPolicy *p)
+{
+  return p->allow_global_knobs;
+}
+
+static guint64
+global_value (guint i, guint64 cap)
+{
+  return i == 0 ? cap : MAX (cap / 2, 4096);
+}
+
+static const CapMechanism cap_mechanisms[] = {
+  { "per-device",
+    per_device_available,
+    { "max_bytes", "strict_limit" },
+    per_device_value,
+    N_ ("no flush: close() returns at once and the cap (strict_limit, max_bytes) bounds what is "
+        "at risk") },
+  { "global",
+    global_available,
+    { "vm.dirty_bytes", "vm.dirty_background_bytes" },
+    global_value,
+    N_ ("no per-device cap on this kernel; allow-global-knobs lets vfat-smart set vm.dirty_bytes "
+        "and vm.dirty_background_bytes, which act on every disk") },
+};
+
+static const CapMechanism *
+find_cap_mechanism (const VsmKernel *k, const VsmPolicy *p)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (cap_mechanisms); i++)
+    if (cap_mechanisms[i].available (k, p))
+      return &cap_mechanisms[i];
+  return NULL;
+}
+
+static VsmPlan *
+plan_new (const VsmDevice *d, const VsmClassification *c)
 {
   VsmPlan *plan = g_new0 (VsmPlan, 1);
-  const PlanRow *row = find_row (c->klass);
-  gboolean exfat, has_cap;
-  VsmFlushMode mode;
-  const char *ignored = NULL;
 
   plan->klass = c->klass;
   plan->knobs = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_knob_free);
   plan->reasons = g_ptr_array_new_with_free_func (g_free);
-
-  if (g_strcmp0 (d->fs_type, "vfat") == 0 || g_strcmp0 (d->fs_type, "exfat") == 0)
+  if (vsm_fs_type_is_fat (d->fs_type))
     plan->fs_type = g_strdup (d->fs_type);
   else if (d->fs_type != NULL)
     reason (plan, _ ("%s is not FAT: mount options are not vfat-smart's business"), d->fs_type);
-  exfat = g_strcmp0 (plan->fs_type, "exfat") == 0;
+  /* what udisks would do on its own: flush on vfat, nothing on exfat */
+  plan->flush_mode =
+    g_strcmp0 (plan->fs_type, "exfat") == 0 ? VSM_FLUSH_MODE_OFF : VSM_FLUSH_MODE_KERNEL_FLUSH;
+  return plan;
+}
 
-  /* What udisks would do on its own: flush on vfat, nothing on exfat. */
-  plan->flush_mode = exfat ? VSM_FLUSH_MODE_OFF : VSM_FLUSH_MODE_KERNEL_FLUSH;
+/* Step 1: is the drive vfat-smart's at all? */
+static gboolean
+decide_managed (VsmPlan *plan, const VsmDevice *d, const PlanRow *row, const VsmPolicy *policy)
+{
+  const char *ignored = NULL;
 
   if (!policy->enabled)
+    plan->left_alone_reason =
+      g_strdup (_ ("disabled by policy (enabled=false): udisks' defaults, no knobs"));
+  else if (device_ignored (d, policy, &ignored))
+    plan->left_alone_reason =
+      g_strdup_printf (_ ("listed in ignore-devices (%s): udisks' defaults, no knobs"), ignored);
+  else if (!row->managed)
+    plan->left_alone_reason = g_strdup (_ (row->why));
+  if (plan->left_alone_reason != NULL)
     {
-      reason (plan, _ ("disabled by policy (enabled=false): udisks' defaults, no knobs"));
-      build_mount_options (plan);
-      return plan;
+      reason (plan, "%s", plan->left_alone_reason);
+      return FALSE;
     }
-  if (device_ignored (d, policy, &ignored))
-    {
-      reason (plan, _ ("listed in ignore-devices (%s): udisks' defaults, no knobs"), ignored);
-      build_mount_options (plan);
-      return plan;
-    }
-  if (!row->managed)
-    {
-      reason (plan, "%s", _ (row->why));
-      build_mount_options (plan);
-      return plan;
-    }
-
   plan->managed = TRUE;
-  reason (plan, _ ("%s: %s"), vsm_class_to_string (c->klass), _ (row->why));
+  reason (plan, _ ("%s: %s"), vsm_class_to_string (plan->klass), _ (row->why));
+  return TRUE;
+}
 
-  mode = row->mode;
-  if (policy->class_mode[c->klass] != VSM_FLUSH_MODE_AUTO)
+/* Step 2: the flush mode asked for (person > class policy > policy > table) */
+static VsmFlushMode
+choose_mode (VsmPlan *plan, const VsmPolicy *policy, const VsmOverrides *o)
+{
+  VsmFlushMode mode = VSM_FLUSH_MODE_DIRTY_CAP;
+
+  if (o && o->flush_mode != VSM_FLUSH_MODE_AUTO)
     {
-      mode = policy->class_mode[c->klass];
+      mode = o->flush_mode;
+      reason (plan, "%s", o->flush_mode_why ? o->flush_mode_why : vsm_flush_mode_to_string (mode));
+    }
+  else if (policy->class_mode[plan->klass] != VSM_FLUSH_MODE_AUTO)
+    {
+      mode = policy->class_mode[plan->klass];
       reason (plan, _ ("class-flush-modes sets %s for %s"), vsm_flush_mode_to_string (mode),
-              vsm_class_to_string (c->klass));
+              vsm_class_to_string (plan->klass));
     }
   else if (policy->flush_mode != VSM_FLUSH_MODE_AUTO)
     {
       mode = policy->flush_mode;
       reason (plan, _ ("flush-mode sets %s"), vsm_flush_mode_to_string (mode));
     }
-
-  if (mode == VSM_FLUSH_MODE_KERNEL_FLUSH && exfat)
+  if (mode == VSM_FLUSH_MODE_KERNEL_FLUSH && g_strcmp0 (plan->fs_type, "exfat") == 0)
     {
       mode = VSM_FLUSH_MODE_DIRTY_CAP;
       reason (plan, _ ("exFAT has no flush option; using a dirty cap instead"));
     }
+  return mode;
+}
 
-  has_cap = kernel->has_strict_limit && kernel->has_max_bytes;
-  if (mode == VSM_FLUSH_MODE_DIRTY_CAP && !has_cap && !policy->allow_global_knobs)
-    {
-      mode = exfat ? VSM_FLUSH_MODE_OFF : VSM_FLUSH_MODE_KERNEL_FLUSH;
-      reason (plan,
-              _ ("fallback: Linux %s has no per-device dirty cap (strict_limit and max_bytes need "
-                 "6.2); %s"),
-              kernel->release ? kernel->release : "?",
-              exfat ? _ ("exFAT has no flush either: data at risk is bounded only by the global "
-                         "dirty limit, eject before unplugging")
-                    : _ ("keeping flush, as udisks does"));
-    }
-  plan->flush_mode = mode;
+/* Step 3: what the kernel allows of it */
+static VsmFlushMode
+fit_kernel (VsmPlan *plan, VsmFlushMode mode, const VsmKernel *kernel,
+            const CapMechanism *mechanism)
+{
+  gboolean exfat = g_strcmp0 (plan->fs_type, "exfat") == 0;
 
-  if (mode == VSM_FLUSH_MODE_DIRTY_CAP)
-    {
-      if (measured_bandwidth > 0)
-        {
-          plan->bandwidth =
-            CLAMP (measured_bandwidth, VSM_POLICY_MIN_BANDWIDTH, VSM_POLICY_MAX_BANDWIDTH);
-          plan->bandwidth_source = g_strdup (_ ("measured by the kernel"));
-        }
-      else if (policy->class_bandwidth[c->klass] > 0)
-        {
-          plan->bandwidth = policy->class_bandwidth[c->klass];
-          plan->bandwidth_source = g_strdup (_ ("class-bandwidth policy"));
-        }
-      else
-        {
-          plan->bandwidth = row->bandwidth;
-          plan->bandwidth_source =
-            g_strdup_printf (_ ("starting value for %s"), vsm_class_to_string (c->klass));
-        }
-      plan->cap_bytes = clamp_cap (plan, policy);
+  if (mode != VSM_FLUSH_MODE_DIRTY_CAP || mechanism != NULL)
+    return mode;
+  reason (plan,
+          _ ("fallback: Linux %s has no per-device dirty cap (strict_limit and max_bytes need "
+             "6.2); %s"),
+          kernel->release ? kernel->release : "?",
+          exfat ? _ ("exFAT has no flush either: data at risk is bounded only by the global "
+                     "dirty limit, eject before unplugging")
+                : _ ("keeping flush, as udisks does"));
+  return exfat ? VSM_FLUSH_MODE_OFF : VSM_FLUSH_MODE_KERNEL_FLUSH;
+}
 
-      if (has_cap)
-        {
-          /* max_bytes first: strict_limit with the old 100% ratio would
-           * throttle nothing, the reverse order could throttle hard. */
-          add_knob (plan, "max_bytes", plan->cap_bytes);
-          add_knob (plan, "strict_limit", 1);
-          reason (plan,
-                  _ ("no flush: close() returns at once and the cap (strict_limit, max_bytes) "
-                     "keeps at most %g s of writing at risk"),
-                  policy->max_dirty_seconds);
-        }
-      else
-        {
-          add_knob (plan, "vm.dirty_bytes", plan->cap_bytes);
-          add_knob (plan, "vm.dirty_background_bytes", MAX (plan->cap_bytes / 2, 4096));
-          reason (plan,
-                  _ ("no per-device cap on this kernel; allow-global-knobs lets vfat-smart set "
-                     "vm.dirty_bytes and vm.dirty_background_bytes, which act on every disk"));
-        }
-    }
-  else if (mode == VSM_FLUSH_MODE_KERNEL_FLUSH)
+/* Step 4: the cap (bandwidth: measured > policy > table) and its knobs */
+static void
+plan_cap (VsmPlan *plan, const PlanRow *row, const VsmPolicy *policy, const VsmOverrides *o,
+          const CapMechanism *m)
+{
+  if (o && o->bandwidth > 0)
     {
-      switch (kernel->flush_fix)
-        {
-        case VSM_FLUSH_FIX_PRESENT:
-          reason (plan, _ ("flush: the FAT flush fix is present, close() does not race the "
-                           "flusher, but while the flusher owns a file close() returns with its data "
-                           "still dirty (eject before unplugging); each close of a written file "
-                           "still sleeps 100 ms"));
-          break;
-        case VSM_FLUSH_FIX_ABSENT:
-          reason (plan,
-                  _ ("flush: without the FAT flush fix close() races the flusher (smaller requests "
-                     "on slow sticks) and each close of a written file sleeps 100 ms"));
-          break;
-        case VSM_FLUSH_FIX_UNKNOWN:
-        default:
-          reason (plan,
-                  _ ("flush: whether close() races the flusher is unknown (%s); each close of a "
-                     "written file sleeps 100 ms"),
-                  kernel->flush_fix_reason ? kernel->flush_fix_reason : "?");
-          break;
-        }
+      plan->bandwidth = CLAMP (o->bandwidth, VSM_POLICY_MIN_BANDWIDTH, VSM_POLICY_MAX_BANDWIDTH);
+      plan->bandwidth_source = g_strdup (o->bandwidth_source ? o->bandwidth_source : "measured");
     }
-  else if (mode == VSM_FLUSH_MODE_SYNC)
+  else if (policy->class_bandwidth[plan->klass] > 0)
     {
-      reason (plan, _ ("sync: every write waits for the drive; safest, slowest, wears flash"));
+      plan->bandwidth = policy->class_bandwidth[plan->klass];
+      plan->bandwidth_source = g_strdup (_ ("class-bandwidth policy"));
     }
   else
     {
-      reason (plan, _ ("off: no flush and no cap; up to the global dirty limit may be at risk"));
+      plan->bandwidth = row->bandwidth;
+      plan->bandwidth_source =
+        g_strdup_printf (_ ("starting value for %s"), vsm_class_to_string (plan->klass));
     }
+  plan->cap_bytes = clamp_cap (plan, policy);
+  plan->cap_via = m->name;
+  for (guint i = 0; i < G_N_ELEMENTS (m->knobs); i++)
+    add_knob (plan, m->knobs[i], m->value (i, plan->cap_bytes));
+  reason (plan, _ ("%s: at most %g s of writing at risk"), _ (m->why), policy->max_dirty_seconds);
+}
 
+static void
+explain_flush (VsmPlan *plan, const VsmKernel *kernel)
+{
+  switch (kernel->flush_fix)
+    {
+    case VSM_FLUSH_FIX_PRESENT:
+      reason (plan, _ ("flush: the FAT flush fix is present, close() does not race the flusher, "
+                       "but while the flusher owns a file close() returns with its data still "
+                       "dirty (eject before unplugging); each close of a written file still "
+                       "sleeps 100 ms"));
+      break;
+    case VSM_FLUSH_FIX_ABSENT:
+      reason (plan, _ ("flush: without the FAT flush fix close() races the flusher (smaller "
+                       "requests on slow sticks) and each close of a written file sleeps 100 ms"));
+      break;
+    case VSM_FLUSH_FIX_UNKNOWN:
+    default:
+      reason (plan,
+              _ ("flush: whether close() races the flusher is unknown (%s); each close of a "
+                 "written file sleeps 100 ms"),
+              kernel->flush_fix_reason ? kernel->flush_fix_reason : "?");
+      break;
+    }
+}
+
+VsmPlan *
+vsm_plan_compute (const VsmDevice *d, const VsmClassification *c, const VsmPolicy *policy,
+                  const VsmKernel *kernel, const VsmOverrides *o)
+{
+  VsmPlan *plan = plan_new (d, c);
+  const PlanRow *row = find_row (c->klass);
+  const CapMechanism *mechanism = find_cap_mechanism (kernel, policy);
+
+  if (decide_managed (plan, d, row, policy))
+    {
+      plan->flush_mode = fit_kernel (plan, choose_mode (plan, policy, o), kernel, mechanism);
+      if (plan->flush_mode == VSM_FLUSH_MODE_DIRTY_CAP)
+        plan_cap (plan, row, policy, o, mechanism);
+      else if (plan->flush_mode == VSM_FLUSH_MODE_KERNEL_FLUSH)
+        explain_flush (plan, kernel);
+      else if (plan->flush_mode == VSM_FLUSH_MODE_SYNC)
+        reason (plan, _ ("sync: every write waits for the drive; safest, slowest, wears flash"));
+      else
+        reason (plan, _ ("off: no flush and no cap; up to the global dirty limit may be at risk"));
+    }
   build_mount_options (plan);
   return plan;
 }

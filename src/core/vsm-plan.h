@@ -24,22 +24,36 @@ typedef struct
   VsmFlushMode flush_mode; /* never AUTO */
   char *fs_type;           /* "vfat", "exfat", or NULL when not FAT */
   char *mount_options;     /* for mount -o; NULL when not FAT */
-  char *udisks_defaults;   /* UDISKS_MOUNT_OPTIONS_<FS>_DEFAULTS */
-  char *udisks_allow;      /* UDISKS_MOUNT_OPTIONS_<FS>_ALLOW */
+  char *udisks_defaults;   /* UDISKS_MOUNT_OPTIONS_<FS>_DEFAULTS (the only set changed) */
   guint64 bandwidth;       /* bytes/s the cap was computed from */
   char *bandwidth_source;
-  guint64 cap_bytes;  /* 0 without a cap */
-  GPtrArray *knobs;   /* VsmKnob*, in the order to write them */
-  GPtrArray *reasons; /* char* */
+  guint64 cap_bytes;       /* 0 without a cap */
+  const char *cap_via;     /* "per-device" or "global" (vm.dirty_*), NULL without a cap */
+  GPtrArray *knobs;        /* VsmKnob*, in the order to write them */
+  GPtrArray *reasons;      /* char* */
+  char *left_alone_reason; /* why, when !managed */
 } VsmPlan;
+
+/* What a person (or the daemon's measurement) decides over the policy.
+ * A zeroed struct changes nothing. */
+typedef struct
+{
+  gboolean set_class; /* --class, x-vfat-smart.class= */
+  VsmClass klass;
+  const char *fs_type;     /* what is on the device now, when udev had not seen it */
+  VsmFlushMode flush_mode; /* AUTO: the plan decides; -o flush / -o sync */
+  const char *flush_mode_why;
+  guint64 bandwidth; /* measured write bandwidth, bytes/s; 0: none */
+  const char *bandwidth_source;
+} VsmOverrides;
 
 void vsm_plan_free (VsmPlan *plan);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmPlan, vsm_plan_free)
 
-/* measured_bandwidth: bytes/s observed for this device, or 0. */
+/* overrides may be NULL */
 VsmPlan *vsm_plan_compute (const VsmDevice *device, const VsmClassification *classification,
                            const VsmPolicy *policy, const VsmKernel *kernel,
-                           guint64 measured_bandwidth);
+                           const VsmOverrides *overrides);
 
 const char *vsm_plan_get_knob (const VsmPlan *plan, const char *name);
 

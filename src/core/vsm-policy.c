@@ -5,36 +5,21 @@
 #include "config.h"
 
 #include "vsm-policy.h"
+#include "vsm-util.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
 
-static const char *const mode_names[VSM_FLUSH_MODE_LAST] = {
-  [VSM_FLUSH_MODE_AUTO] = "auto",
-  [VSM_FLUSH_MODE_KERNEL_FLUSH] = "kernel-flush",
-  [VSM_FLUSH_MODE_DIRTY_CAP] = "dirty-cap",
-  [VSM_FLUSH_MODE_SYNC] = "sync",
-  [VSM_FLUSH_MODE_OFF] = "off",
-};
-
 const char *
 vsm_flush_mode_to_string (VsmFlushMode mode)
 {
-  if (mode >= VSM_FLUSH_MODE_LAST)
-    return "auto";
-  return mode_names[mode];
+  return vsm_enum_to_nick (VSM_TYPE_FLUSH_MODE, mode, "auto");
 }
 
 gboolean
 vsm_flush_mode_from_string (const char *text, VsmFlushMode *out)
 {
-  for (guint i = 0; i < VSM_FLUSH_MODE_LAST; i++)
-    if (g_strcmp0 (text, mode_names[i]) == 0)
-      {
-        *out = (VsmFlushMode)i;
-        return TRUE;
-      }
-  return FALSE;
+  return vsm_enum_from_nick (VSM_TYPE_FLUSH_MODE, text, (int *)out);
 }
 
 void

@@ -18,7 +18,7 @@ typedef enum
   VSM_FLUSH_MODE_DIRTY_CAP,
   VSM_FLUSH_MODE_SYNC,
   VSM_FLUSH_MODE_OFF,
-  VSM_FLUSH_MODE_LAST,
+  VSM_FLUSH_MODE_LAST, /*< skip >*/
 } VsmFlushMode;
 
 const char *vsm_flush_mode_to_string (VsmFlushMode mode);

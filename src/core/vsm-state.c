@@ -5,6 +5,8 @@
 #include "config.h"
 
 #include "vsm-state.h"
+#include "vsm-knobs.h"
+#include "vsm-paths.h"
 #include "vsm-util.h"
 
 #include <errno.h>
@@ -88,33 +90,10 @@ vsm_global_state_free (VsmGlobalState *g)
   g_free (g);
 }
 
-const char *
-vsm_state_dir (void)
-{
-  const char *env = g_getenv ("VFAT_SMART_STATE_DIR");
-  return env && *env ? env : VSM_STATE_DIR;
-}
-
-static gboolean
-bdi_is_valid (const char *bdi)
-{
-  guint maj, min;
-  char tail;
-  return bdi != NULL && strlen (bdi) < 24 && sscanf (bdi, "%u:%u%c", &maj, &min, &tail) == 2;
-}
-
-/* Only these places are ever written from a state file. */
-static gboolean
-knob_path_is_safe (const char *path)
-{
-  return path != NULL && strstr (path, "..") == NULL && strchr (path, '\n') == NULL &&
-         (g_str_has_prefix (path, "/sys/class/bdi/") || g_str_has_prefix (path, "/proc/sys/vm/"));
-}
-
 static char *
 state_path (const char *name)
 {
-  return g_build_filename (vsm_state_dir (), name, NULL);
+  return vsm_path (VSM_ROOT_STATE, name, NULL);
 }
 
 static char *
@@ -127,7 +106,7 @@ bdi_file_name (const char *bdi)
 static gboolean
 ensure_dir (GError **error)
 {
-  const char *dir = vsm_state_dir ();
+  const char *dir = vsm_root_dir (VSM_ROOT_STATE);
   struct stat st;
 
   if (g_mkdir_with_parents (dir, 0755) < 0)
@@ -150,23 +129,43 @@ ensure_dir (GError **error)
 }
 
 int
-vsm_state_lock (GError **error)
+vsm_state_lock (guint timeout_ms, GError **error)
 {
   g_autofree char *path = NULL;
+  gint64 deadline = g_get_monotonic_time () + (gint64)timeout_ms * 1000;
   int fd;
 
   if (!ensure_dir (error))
     return -1;
   path = state_path (".lock");
-  fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0 || flock (fd, LOCK_EX) < 0)
+  fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+  if (fd < 0)
     {
       int errsv = errno;
-      if (fd >= 0)
-        close (fd);
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "cannot lock %s: %s", path,
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "cannot open %s: %s", path,
                    g_strerror (errsv));
       return -1;
+    }
+  /* a bounded wait: a stopped vfat-smart must not stall every udev event */
+  while (flock (fd, LOCK_EX | LOCK_NB) < 0)
+    {
+      int errsv = errno;
+      if (errsv != EWOULDBLOCK && errsv != EINTR)
+        {
+          close (fd);
+          g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "cannot lock %s: %s", path,
+                       g_strerror (errsv));
+          return -1;
+        }
+      if (g_get_monotonic_time () >= deadline)
+        {
+          close (fd);
+          g_set_error (error, VSM_ERROR, VSM_ERROR_BUSY,
+                       "another vfat-smart holds %s (waited %u ms); nothing was changed", path,
+                       timeout_ms);
+          return -1;
+        }
+      g_usleep (10 * 1000);
     }
   return fd;
 }
@@ -178,13 +177,14 @@ vsm_state_unlock (int fd)
     close (fd); /* drops the flock */
 }
 
-static gboolean
-read_no_follow (const char *path, char **out, gsize *len, GError **error)
+gboolean
+vsm_state_read_file (const char *path, char **out, gsize *len, GError **error)
 {
   struct stat st;
   g_autofree char *buf = NULL;
   ssize_t n;
-  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+  /* O_NONBLOCK: a FIFO planted here must not hang us */
+  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
 
   if (fd < 0)
     {
@@ -193,11 +193,14 @@ read_no_follow (const char *path, char **out, gsize *len, GError **error)
                    "cannot open %s: %s", path, g_strerror (errsv));
       return FALSE;
     }
-  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || st.st_size > MAX_STATE_SIZE)
+  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || st.st_size > MAX_STATE_SIZE ||
+      st.st_uid != geteuid () || (st.st_mode & 0022) != 0)
     {
       close (fd);
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "%s is not a regular file of sane size",
-                   path);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE,
+                   "%s is not a regular file of sane size, owned by uid %u and writable only by "
+                   "it",
+                   path, (guint)geteuid ());
       return FALSE;
     }
   buf = g_malloc (st.st_size + 1);
@@ -222,7 +225,8 @@ write_atomic (const char *name, const char *data, gsize len, GError **error)
 
   if (!ensure_dir (error))
     return FALSE;
-  /* temp file + rename(): a symlink at path is replaced, never followed */
+  /* temp file + fsync + rename(): a symlink at path is replaced, never
+   * followed, and a crash leaves the old file or the new one */
   if (!g_file_set_contents_full (path, data, len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local))
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "cannot write %s: %s", path, local->message);
@@ -252,8 +256,17 @@ save_knobs (GKeyFile *kf, const char *group, GPtrArray *knobs)
   g_key_file_set_string_list (kf, group, "knobs", (const char *const *)names->pdata, names->len);
 }
 
+static char *
+empty_to_null (char *s)
+{
+  if (s != NULL && *s == '\0')
+    g_clear_pointer (&s, g_free);
+  return s;
+}
+
+/* bdi NULL: the records must be global knobs; else this disk's own */
 static gboolean
-load_knobs (GKeyFile *kf, const char *group, GPtrArray *out, GError **error)
+load_knobs (GKeyFile *kf, const char *group, const char *bdi, GPtrArray *out, GError **error)
 {
   g_auto (GStrv) names = g_key_file_get_string_list (kf, group, "knobs", NULL, NULL);
 
@@ -264,16 +277,20 @@ load_knobs (GKeyFile *kf, const char *group, GPtrArray *out, GError **error)
 
       r->name = g_strdup (*n);
       r->path = g_key_file_get_string (kf, g, "path", NULL);
-      r->original = g_key_file_get_string (kf, g, "original", NULL);
-      r->applied = g_key_file_get_string (kf, g, "applied", NULL);
-      r->readback = g_key_file_get_string (kf, g, "readback", NULL);
+      r->original = empty_to_null (g_key_file_get_string (kf, g, "original", NULL));
+      r->applied = empty_to_null (g_key_file_get_string (kf, g, "applied", NULL));
+      r->readback = empty_to_null (g_key_file_get_string (kf, g, "readback", NULL));
       r->restore_path = g_key_file_get_string (kf, g, "restore-path", NULL);
       r->restore_value = g_key_file_get_string (kf, g, "restore-value", NULL);
-      if (!knob_path_is_safe (r->path) || !knob_path_is_safe (r->restore_path) ||
-          r->restore_value == NULL || strchr (r->restore_value, '\n') != NULL)
+      if (vsm_knob_is_global (r->name) != (bdi == NULL))
         {
           g_set_error (error, VSM_ERROR, VSM_ERROR_STATE,
-                       "state: knob '%s' has a missing or unsafe path or value", *n);
+                       "state: knob '%.64s' does not belong here", *n);
+          vsm_knob_record_free (r);
+          return FALSE;
+        }
+      if (!vsm_knob_record_is_sane (r, bdi, error))
+        {
           vsm_knob_record_free (r);
           return FALSE;
         }
@@ -305,6 +322,8 @@ vsm_state_to_data (const VsmState *s, gsize *len)
   set_opt (kf, "mount-options", s->mount_options);
   set_opt (kf, "source", s->source);
   set_opt (kf, "baseline-stat", s->baseline_stat);
+  g_key_file_set_boolean (kf, "disk", "pending", s->pending);
+  g_key_file_set_boolean (kf, "disk", "uses-global", s->uses_global);
   g_key_file_set_uint64 (kf, "disk", "cap-bytes", s->cap_bytes);
   g_key_file_set_uint64 (kf, "disk", "bandwidth", s->bandwidth);
   g_key_file_set_int64 (kf, "disk", "applied-at", s->applied_at);
@@ -313,6 +332,12 @@ vsm_state_to_data (const VsmState *s, gsize *len)
                               s->reasons->len);
   save_knobs (kf, "disk", s->knobs);
   return g_key_file_to_data (kf, len, NULL);
+}
+
+static char *
+get_opt (GKeyFile *kf, const char *key)
+{
+  return g_key_file_get_string (kf, "disk", key, NULL);
 }
 
 VsmState *
@@ -329,23 +354,25 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
       g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "state: %s", local->message);
       return NULL;
     }
-  bdi = g_key_file_get_string (kf, "disk", "bdi", NULL);
-  if (!bdi_is_valid (bdi))
+  bdi = get_opt (kf, "bdi");
+  if (!vsm_bdi_is_valid (bdi))
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "state: missing or bad bdi");
       return NULL;
     }
   s = vsm_state_new (bdi);
-  s->disk_node = g_key_file_get_string (kf, "disk", "node", NULL);
-  s->disk_name = g_key_file_get_string (kf, "disk", "name", NULL);
-  s->disk_syspath = g_key_file_get_string (kf, "disk", "syspath", NULL);
-  s->serial = g_key_file_get_string (kf, "disk", "serial", NULL);
-  s->class_name = g_key_file_get_string (kf, "disk", "class", NULL);
-  s->flush_mode = g_key_file_get_string (kf, "disk", "flush-mode", NULL);
-  s->fs_type = g_key_file_get_string (kf, "disk", "fs-type", NULL);
-  s->mount_options = g_key_file_get_string (kf, "disk", "mount-options", NULL);
-  s->source = g_key_file_get_string (kf, "disk", "source", NULL);
-  s->baseline_stat = g_key_file_get_string (kf, "disk", "baseline-stat", NULL);
+  s->disk_node = get_opt (kf, "node");
+  s->disk_name = get_opt (kf, "name");
+  s->disk_syspath = get_opt (kf, "syspath");
+  s->serial = get_opt (kf, "serial");
+  s->class_name = get_opt (kf, "class");
+  s->flush_mode = get_opt (kf, "flush-mode");
+  s->fs_type = get_opt (kf, "fs-type");
+  s->mount_options = get_opt (kf, "mount-options");
+  s->source = get_opt (kf, "source");
+  s->baseline_stat = get_opt (kf, "baseline-stat");
+  s->pending = g_key_file_get_boolean (kf, "disk", "pending", NULL);
+  s->uses_global = g_key_file_get_boolean (kf, "disk", "uses-global", NULL);
   s->cap_bytes = g_key_file_get_uint64 (kf, "disk", "cap-bytes", NULL);
   s->bandwidth = g_key_file_get_uint64 (kf, "disk", "bandwidth", NULL);
   s->applied_at = g_key_file_get_int64 (kf, "disk", "applied-at", NULL);
@@ -353,7 +380,12 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
   reasons = g_key_file_get_string_list (kf, "disk", "reasons", NULL, NULL);
   for (char **r = reasons; r && *r; r++)
     g_ptr_array_add (s->reasons, g_strdup (*r));
-  if (!load_knobs (kf, "disk", s->knobs, error))
+  if (s->disk_name != NULL && (strchr (s->disk_name, '/') || strstr (s->disk_name, "..")))
+    {
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "state: bad disk name");
+      return NULL;
+    }
+  if (!load_knobs (kf, "disk", s->bdi, s->knobs, error))
     return NULL;
   return g_steal_pointer (&s);
 }
@@ -365,18 +397,21 @@ vsm_state_load (const char *bdi, GError **error)
   g_autoptr (VsmState) s = NULL;
   gsize len = 0;
 
-  if (!bdi_is_valid (bdi))
+  if (!vsm_bdi_is_valid (bdi))
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT, "bad bdi '%s'", bdi);
       return NULL;
     }
   name = bdi_file_name (bdi);
   path = state_path (name);
-  if (!read_no_follow (path, &data, &len, error))
+  if (!vsm_state_read_file (path, &data, &len, error))
     return NULL;
   s = vsm_state_from_data (data, len, error);
   if (s == NULL)
-    return NULL;
+    {
+      g_prefix_error (error, "%s: ", path);
+      return NULL;
+    }
   if (!g_str_equal (s->bdi, bdi))
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "%s names bdi %s", path, s->bdi);
@@ -391,7 +426,7 @@ vsm_state_save (const VsmState *s, GError **error)
   g_autofree char *data = NULL, *name = NULL;
   gsize len = 0;
 
-  if (!bdi_is_valid (s->bdi))
+  if (!vsm_bdi_is_valid (s->bdi))
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "bad bdi '%s'", s->bdi);
       return FALSE;
@@ -401,11 +436,17 @@ vsm_state_save (const VsmState *s, GError **error)
   return write_atomic (name, data, len, error);
 }
 
-static gboolean
-unlink_state (const char *name, GError **error)
+gboolean
+vsm_state_remove_file (const char *name, GError **error)
 {
-  g_autofree char *path = state_path (name);
+  g_autofree char *path = NULL;
 
+  if (strchr (name, '/') != NULL || name[0] == '.' || !g_str_has_suffix (name, ".state"))
+    {
+      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT, "bad state file name '%s'", name);
+      return FALSE;
+    }
+  path = state_path (name);
   if (g_unlink (path) < 0 && errno != ENOENT)
     {
       int errsv = errno;
@@ -421,13 +462,13 @@ vsm_state_remove (const char *bdi, GError **error)
 {
   g_autofree char *name = NULL;
 
-  if (!bdi_is_valid (bdi))
+  if (!vsm_bdi_is_valid (bdi))
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT, "bad bdi '%s'", bdi);
       return FALSE;
     }
   name = bdi_file_name (bdi);
-  return unlink_state (name, error);
+  return vsm_state_remove_file (name, error);
 }
 
 static int
@@ -439,11 +480,11 @@ compare_states (gconstpointer a, gconstpointer b)
 }
 
 GPtrArray *
-vsm_state_list (GError **error)
+vsm_state_list (GPtrArray *corrupt, GError **error)
 {
   g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_state_free);
   g_autoptr (GError) local = NULL;
-  g_autoptr (GDir) dir = g_dir_open (vsm_state_dir (), 0, &local);
+  g_autoptr (GDir) dir = g_dir_open (vsm_root_dir (VSM_ROOT_STATE), 0, &local);
   const char *name;
 
   if (dir == NULL)
@@ -466,7 +507,8 @@ vsm_state_list (GError **error)
       s = vsm_state_load (bdi, &local);
       if (s == NULL)
         {
-          g_warning ("ignoring %s: %s", name, local->message);
+          if (corrupt)
+            g_ptr_array_add (corrupt, g_strdup_printf ("%s: %s", name, local->message));
           g_clear_error (&local);
           continue;
         }
@@ -476,39 +518,57 @@ vsm_state_list (GError **error)
   return g_steal_pointer (&out);
 }
 
-VsmGlobalState *
-vsm_global_state_load (GError **error)
+static VsmGlobalState *
+global_state_new (void)
 {
-  g_autoptr (VsmGlobalState) g = g_new0 (VsmGlobalState, 1);
-  g_autoptr (GKeyFile) kf = g_key_file_new ();
-  g_autofree char *path = state_path ("global.state");
-  g_autofree char *data = NULL;
-  g_autoptr (GError) local = NULL;
-  g_auto (GStrv) owners = NULL;
-  gsize len = 0;
-
+  VsmGlobalState *g = g_new0 (VsmGlobalState, 1);
   g->knobs = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_knob_record_free);
   g->owners = g_ptr_array_new_with_free_func (g_free);
+  return g;
+}
 
-  if (!read_no_follow (path, &data, &len, &local))
-    {
-      if (g_error_matches (local, VSM_ERROR, VSM_ERROR_NOT_MANAGED))
-        return g_steal_pointer (&g);
-      g_propagate_error (error, g_steal_pointer (&local));
-      return NULL;
-    }
+VsmGlobalState *
+vsm_global_state_from_data (const char *data, gsize len, GError **error)
+{
+  g_autoptr (VsmGlobalState) g = global_state_new ();
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autoptr (GError) local = NULL;
+  g_auto (GStrv) owners = NULL;
+
   if (!g_key_file_load_from_data (kf, data, len, G_KEY_FILE_NONE, &local))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "%s: %s", path, local->message);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "global state: %s", local->message);
       return NULL;
     }
   owners = g_key_file_get_string_list (kf, "global", "owners", NULL, NULL);
   for (char **o = owners; o && *o; o++)
-    if (bdi_is_valid (*o))
+    if (vsm_bdi_is_valid (*o) && !vsm_global_state_has_owner (g, *o))
       g_ptr_array_add (g->owners, g_strdup (*o));
-  if (!load_knobs (kf, "global", g->knobs, error))
+  if (!load_knobs (kf, "global", NULL, g->knobs, error))
     return NULL;
   return g_steal_pointer (&g);
+}
+
+VsmGlobalState *
+vsm_global_state_load (GError **error)
+{
+  g_autofree char *path = state_path ("global.state");
+  g_autofree char *data = NULL;
+  g_autoptr (GError) local = NULL;
+  VsmGlobalState *g;
+  gsize len = 0;
+
+  if (!vsm_state_read_file (path, &data, &len, &local))
+    {
+      if (g_error_matches (local, VSM_ERROR, VSM_ERROR_NOT_MANAGED))
+        return global_state_new ();
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
+  g = vsm_global_state_from_data (data, len, error);
+  if (g == NULL)
+    g_prefix_error (error, "%s: ", path);
+  return g;
 }
 
 gboolean
@@ -519,7 +579,7 @@ vsm_global_state_save (const VsmGlobalState *g, GError **error)
   gsize len = 0;
 
   if (g->owners->len == 0)
-    return unlink_state ("global.state", error);
+    return vsm_state_remove_file ("global.state", error);
 
   kf = g_key_file_new ();
   g_key_file_set_string_list (kf, "global", "owners", (const char *const *)g->owners->pdata,
@@ -527,4 +587,26 @@ vsm_global_state_save (const VsmGlobalState *g, GError **error)
   save_knobs (kf, "global", g->knobs);
   data = g_key_file_to_data (kf, &len, NULL);
   return write_atomic ("global.state", data, len, error);
+}
+
+gboolean
+vsm_global_state_has_owner (const VsmGlobalState *g, const char *bdi)
+{
+  return g_ptr_array_find_with_equal_func (g->owners, bdi, g_str_equal, NULL);
+}
+
+void
+vsm_global_state_add_owner (VsmGlobalState *g, const char *bdi)
+{
+  if (!vsm_global_state_has_owner (g, bdi))
+    g_ptr_array_add (g->owners, g_strdup (bdi));
+}
+
+void
+vsm_global_state_drop_owner (VsmGlobalState *g, const char *bdi)
+{
+  guint i;
+
+  if (g_ptr_array_find_with_equal_func (g->owners, bdi, g_str_equal, &i))
+    g_ptr_array_remove_index (g->owners, i);
 }

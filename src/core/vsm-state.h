@@ -41,9 +41,11 @@ typedef struct
   guint64 bandwidth;
   gint64 applied_at; /* g_get_real_time () */
   gint64 updated_at;
-  char *baseline_stat; /* /sys/block/DISK/stat at the first apply */
-  GPtrArray *knobs;    /* VsmKnobRecord*, in the order written */
-  GPtrArray *reasons;  /* char* */
+  char *baseline_stat;  /* /sys/block/DISK/stat at the first apply */
+  gboolean pending;     /* written ahead of the knobs: an apply did not finish */
+  gboolean uses_global; /* an owner of the vm.* knobs in global.state */
+  GPtrArray *knobs;     /* VsmKnobRecord*, in the order written */
+  GPtrArray *reasons;   /* char* */
 } VsmState;
 
 void vsm_state_free (VsmState *state);
@@ -51,19 +53,21 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmState, vsm_state_free)
 
 VsmState *vsm_state_new (const char *bdi);
 
-/* $VFAT_SMART_STATE_DIR, else /run/vfat-smart */
-const char *vsm_state_dir (void);
-
 /* Creates the state directory (0755, owned by us, not a symlink) and takes
- * an exclusive lock on it; returns the lock fd, or -1 with error. */
-int vsm_state_lock (GError **error);
+ * an exclusive lock on it, waiting at most timeout_ms (VSM_ERROR_BUSY
+ * then); returns the lock fd, or -1 with error. */
+int vsm_state_lock (guint timeout_ms, GError **error);
 void vsm_state_unlock (int fd);
 
 VsmState *vsm_state_load (const char *bdi, GError **error);
 gboolean vsm_state_save (const VsmState *state, GError **error);
 gboolean vsm_state_remove (const char *bdi, GError **error);
-/* every managed disk, sorted by bdi; NULL with error when unreadable */
-GPtrArray *vsm_state_list (GError **error);
+/* every managed disk, sorted by bdi; NULL with error when the directory is
+ * unreadable. corrupt (may be NULL) gets "FILE: why" for each state file
+ * that cannot be trusted: they are never obeyed, and never hidden. */
+GPtrArray *vsm_state_list (GPtrArray *corrupt, GError **error);
+/* Forgets a state file by name ("7-0.state") without touching any knob. */
+gboolean vsm_state_remove_file (const char *name, GError **error);
 
 /* The system-wide knobs, with the disks that rely on them. */
 typedef struct
@@ -77,8 +81,17 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmGlobalState, vsm_global_state_free)
 VsmGlobalState *vsm_global_state_load (GError **error); /* empty when absent */
 gboolean vsm_global_state_save (const VsmGlobalState *g, GError **error);
 
+gboolean vsm_global_state_has_owner (const VsmGlobalState *g, const char *bdi);
+void vsm_global_state_add_owner (VsmGlobalState *g, const char *bdi);
+void vsm_global_state_drop_owner (VsmGlobalState *g, const char *bdi);
+
 /* parsing is separate so that tests can feed garbage */
 VsmState *vsm_state_from_data (const char *data, gsize len, GError **error);
 char *vsm_state_to_data (const VsmState *state, gsize *len);
+VsmGlobalState *vsm_global_state_from_data (const char *data, gsize len, GError **error);
+
+/* Reads a file of the state directory: a regular file (never a FIFO or a
+ * link), owned by us, writable by nobody else, of sane size. */
+gboolean vsm_state_read_file (const char *path, char **data, gsize *len, GError **error);
 
 G_END_DECLS

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vsm-stats.h"
+#include "vsm-paths.h"
 #include "vsm-util.h"
 
 #include <string.h>
@@ -36,7 +37,7 @@ vsm_disk_stat_parse (const char *text, VsmDiskStat *out)
 gboolean
 vsm_disk_stat_read (const char *disk_name, VsmDiskStat *out, char **raw, GError **error)
 {
-  g_autofree char *path = g_strdup_printf ("/sys/block/%s/stat", disk_name);
+  g_autofree char *path = vsm_path (VSM_ROOT_SYSFS, "block", disk_name, "stat", NULL);
   g_autofree char *text = vsm_read_attr (path, error);
 
   if (text == NULL)
@@ -73,7 +74,6 @@ vsm_disk_stat_delta (const VsmDiskStat *a, const VsmDiskStat *b, VsmIoDelta *out
   out->valid = TRUE;
   out->write_ios = b->field[STAT_WRITE_IOS] - a->field[STAT_WRITE_IOS];
   out->write_bytes = (b->field[STAT_WRITE_SECTORS] - a->field[STAT_WRITE_SECTORS]) * 512;
-  out->write_ticks_ms = b->field[STAT_WRITE_TICKS] - a->field[STAT_WRITE_TICKS];
   out->busy_ms = b->field[STAT_IO_TICKS] - a->field[STAT_IO_TICKS];
   if (a->n_fields >= 17 && b->n_fields >= 17)
     {
@@ -188,13 +188,14 @@ vsm_meminfo_parse (const char *text, VsmDirtyInfo *out)
 void
 vsm_dirty_info_read (const char *bdi, VsmDirtyInfo *out)
 {
-  g_autofree char *path = g_strdup_printf ("/sys/kernel/debug/bdi/%s/stats", bdi);
+  g_autofree char *path = vsm_path (VSM_ROOT_DEBUGFS, "bdi", bdi, "stats", NULL);
+  g_autofree char *meminfo = vsm_path (VSM_ROOT_PROCFS, "meminfo", NULL);
   g_autofree char *text = NULL;
 
   text = vsm_read_attr (path, NULL);
   if (text != NULL && vsm_bdi_stats_parse (text, out))
     return;
   g_clear_pointer (&text, g_free);
-  text = vsm_read_attr ("/proc/meminfo", NULL);
+  text = vsm_read_attr (meminfo, NULL);
   vsm_meminfo_parse (text, out);
 }

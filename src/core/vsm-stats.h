@@ -25,7 +25,6 @@ typedef struct
   gboolean valid; /* FALSE when counters went backwards */
   guint64 write_ios;
   guint64 write_bytes;
-  guint64 write_ticks_ms;
   guint64 flush_ios;
   gboolean has_flush; /* the kernel counts flushes (17 fields) */
   guint64 busy_ms;    /* io_ticks */

@@ -8,45 +8,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gio/gio.h>
 #include <glib/gi18n.h>
-#include <locale.h>
 #include <stdio.h>
-#include <syslog.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-G_DEFINE_QUARK (vsm - error - quark, vsm_error)
-
-int
-vsm_error_to_exit_status (const GError *error)
+GQuark
+vsm_error_quark (void)
 {
-  if (error == NULL)
-    return 0;
-  if (error->domain != VSM_ERROR)
-    return 1;
-
-  switch ((VsmError)error->code)
-    {
-    case VSM_ERROR_INVALID_ARGUMENT:
-      return 2;
-    case VSM_ERROR_NOT_FOUND:
-      return 3;
-    case VSM_ERROR_NOT_SUPPORTED:
-      return 4;
-    case VSM_ERROR_PERMISSION:
-      return 5;
-    case VSM_ERROR_APPLY:
-      return 6;
-    case VSM_ERROR_STATE:
-      return 7;
-    case VSM_ERROR_NOT_MANAGED:
-      return 8;
-    case VSM_ERROR_FAILED:
-    default:
-      return 1;
-    }
+  return g_quark_from_static_string ("vsm-error-quark");
 }
 
 char *
@@ -195,20 +166,27 @@ vsm_format_rate (double bytes_per_second)
   return g_strdup_printf ("%.1f MB/s", bytes_per_second / 1e6);
 }
 
-void
-vsm_init_program (const char *name)
+const char *
+vsm_enum_to_nick (GType type, int value, const char *fallback)
 {
-  setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
-  textdomain (GETTEXT_PACKAGE);
-  g_set_prgname (name);
-  openlog (name, LOG_PID, LOG_DAEMON);
+  g_autoptr (GEnumClass) klass = g_type_class_ref (type);
+  GEnumValue *v = g_enum_get_value (klass, value);
+
+  return v ? v->value_nick : fallback;
 }
 
-void
-vsm_print_notes (const char *program, GPtrArray *notes)
+gboolean
+vsm_enum_from_nick (GType type, const char *nick, int *out)
 {
-  for (guint i = 0; notes && i < notes->len; i++)
-    printf ("%s: %s\n", program, (char *)g_ptr_array_index (notes, i));
+  g_autoptr (GEnumClass) klass = NULL;
+  GEnumValue *v;
+
+  if (nick == NULL)
+    return FALSE;
+  klass = g_type_class_ref (type);
+  v = g_enum_get_value_by_nick (klass, nick);
+  if (v == NULL)
+    return FALSE;
+  *out = v->value;
+  return TRUE;
 }

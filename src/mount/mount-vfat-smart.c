@@ -4,7 +4,8 @@
  */
 #include "config.h"
 
-#include "vsm-manager.h"
+#include "vsm-mount-helper.h"
+#include "vsm-program.h"
 
 #include <glib/gi18n.h>
 #include <libmount.h>
@@ -35,6 +36,7 @@ main (int argc, char **argv)
   VsmMountRequest req;
   g_autofree char *options = NULL;
   g_autofree char *message = NULL;
+  g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
   gboolean verbose = FALSE;
   int rc;
@@ -58,13 +60,14 @@ main (int argc, char **argv)
       return MNT_EX_USAGE;
     }
 
-  rc = vsm_mount_run (&req, notes, &message);
+  vsm_mount_run (&req, notes, &error);
+  rc = vsm_mount_error_to_exit_status (error);
   if (verbose)
     vsm_print_notes ("mount.vfat-smart", notes);
-  if (rc != MNT_EX_SUCCESS)
+  if (error != NULL)
     {
-      fprintf (stderr, "mount.vfat-smart: %s\n", message ? message : _ ("mount failed"));
-      syslog (LOG_ERR, "%s on %s: %s", req.spec, req.target, message ? message : "failed");
+      fprintf (stderr, "mount.vfat-smart: %s\n", error->message);
+      syslog (LOG_ERR, "%s on %s: %s", req.spec, req.target, error->message);
     }
   return rc;
 }

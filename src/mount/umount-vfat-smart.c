@@ -5,7 +5,8 @@
  */
 #include "config.h"
 
-#include "vsm-manager.h"
+#include "vsm-mount-helper.h"
+#include "vsm-program.h"
 
 #include <glib/gi18n.h>
 #include <libmount.h>
@@ -32,6 +33,7 @@ main (int argc, char **argv)
 {
   VsmUmountRequest req;
   g_autofree char *message = NULL;
+  g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
   gboolean verbose = FALSE;
   int rc;
@@ -50,10 +52,11 @@ main (int argc, char **argv)
       return MNT_EX_USAGE;
     }
 
-  rc = vsm_umount_run (&req, notes, &message);
+  vsm_umount_run (&req, notes, &error);
+  rc = vsm_mount_error_to_exit_status (error);
   if (verbose)
     vsm_print_notes ("umount.vfat-smart", notes);
-  if (rc != MNT_EX_SUCCESS)
-    fprintf (stderr, "umount.vfat-smart: %s\n", message ? message : _ ("unmount failed"));
+  if (error != NULL)
+    fprintf (stderr, "umount.vfat-smart: %s\n", error->message);
   return rc;
 }

@@ -10,36 +10,22 @@
  */
 #include "config.h"
 
+#include "vsm-program.h"
 #include "vsm-udev.h"
+#include "vsm-util.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
-
-static void
-override_from_event (VsmDevice *d)
-{
-  const char *type = g_getenv ("ID_FS_TYPE");
-
-  /* the event's own ID_FS_*: the database still holds the previous event */
-  if (type == NULL)
-    return;
-  g_free (d->fs_type);
-  g_free (d->fs_label);
-  g_free (d->fs_uuid);
-  d->fs_type = *type ? g_strdup (type) : NULL;
-  d->fs_label = g_strdup (g_getenv ("ID_FS_LABEL"));
-  d->fs_uuid = g_strdup (g_getenv ("ID_FS_UUID"));
-  d->superfloppy =
-    !d->is_partition && d->fs_type != NULL && g_getenv ("ID_PART_TABLE_TYPE") == NULL;
-}
 
 static int
 forget (const char *bdi)
 {
   g_autoptr (GError) error = NULL;
 
-  if (!vsm_knobs_restore (bdi, NULL, &error))
+  /* the disk is gone: nothing of it to write back; the vm.* knobs go back
+   * with their last owner */
+  if (!vsm_forget (bdi, VSM_LOCK_WAIT_UDEV_MS, NULL, &error))
     {
       if (!g_error_matches (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED))
         {
@@ -52,20 +38,59 @@ forget (const char *bdi)
   return 0;
 }
 
+static int
+usage (const char *argv0, int status)
+{
+  fprintf (stderr, "usage: %s [SYSPATH]  (run by udev; DEVPATH, ACTION, ID_FS_* from the event)\n",
+           argv0);
+  return status;
+}
+
+static int
+on_remove (void)
+{
+  const char *maj = g_getenv ("MAJOR"), *min = g_getenv ("MINOR");
+  g_autofree char *bdi = NULL;
+
+  if (maj == NULL || min == NULL || g_strcmp0 (g_getenv ("DEVTYPE"), "disk") != 0)
+    return 0;
+  bdi = g_strdup_printf ("%s:%s", maj, min);
+  return forget (bdi);
+}
+
+static VsmAssessment *
+assess_event (const char *syspath)
+{
+  g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
+  g_autoptr (GUdevDevice) dev = g_udev_client_query_by_sysfs_path (client, syspath);
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) env = g_get_environ ();
+  VsmDevice *d;
+
+  if (dev == NULL)
+    return NULL; /* gone already */
+  d = vsm_device_new_from_udev (client, dev, NULL, &error);
+  if (d == NULL)
+    {
+      syslog (LOG_WARNING, "%s: %s", syspath, error->message);
+      return NULL;
+    }
+  vsm_udev_device_from_event (d, (const char *const *)env);
+  return vsm_assess_device (d, NULL, NULL);
+}
+
 int
 main (int argc, char **argv)
 {
-  g_autoptr (GUdevClient) client = NULL;
-  g_autoptr (GUdevDevice) dev = NULL;
-  g_autoptr (VsmDevice) d = NULL;
   g_autoptr (VsmAssessment) a = NULL;
   g_autoptr (VsmState) state = NULL;
   g_autoptr (GPtrArray) props = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree char *syspath = NULL;
   const char *action = g_getenv ("ACTION");
+  const VsmApplyOptions options = { "udev", VSM_LOCK_WAIT_UDEV_MS };
   gint64 t0 = g_get_monotonic_time ();
-  gboolean applied = TRUE;
+  gboolean applied;
 
   vsm_init_program ("vfat-smart-udev");
   /* GSettings' dconf backend may try the session bus for change
@@ -74,12 +99,7 @@ main (int argc, char **argv)
   vsm_device_disable_probing ();
 
   if (argc > 2 || (argc == 2 && g_str_equal (argv[1], "--help")))
-    {
-      fprintf (stderr,
-               "usage: %s [SYSPATH]  (run by udev; DEVPATH, ACTION, ID_FS_* from the event)\n",
-               argv[0]);
-      return argc == 2 ? 0 : 2;
-    }
+    return usage (argv[0], argc == 2 ? 0 : 2);
   syspath = argc == 2
               ? g_strdup (argv[1])
               : (g_getenv ("DEVPATH") ? g_strconcat ("/sys", g_getenv ("DEVPATH"), NULL) : NULL);
@@ -88,46 +108,16 @@ main (int argc, char **argv)
       fprintf (stderr, "%s: no DEVPATH in the environment and no SYSPATH given\n", argv[0]);
       return 2;
     }
-
   if (g_strcmp0 (action, "remove") == 0)
-    {
-      const char *maj = g_getenv ("MAJOR"), *min = g_getenv ("MINOR");
-      g_autofree char *bdi = NULL;
-      if (maj == NULL || min == NULL || g_strcmp0 (g_getenv ("DEVTYPE"), "disk") != 0)
-        return 0;
-      bdi = g_strdup_printf ("%s:%s", maj, min);
-      return forget (bdi);
-    }
+    return on_remove ();
 
-  client = g_udev_client_new (NULL);
-  dev = g_udev_client_query_by_sysfs_path (client, syspath);
-  if (dev == NULL)
-    return 0; /* gone already */
-  d = vsm_device_new_from_udev (client, dev, NULL, &error);
-  if (d == NULL)
-    {
-      syslog (LOG_WARNING, "%s: %s", syspath, error->message);
-      return 0;
-    }
-  override_from_event (d);
-  a = vsm_assess_device (d, NULL);
-  d = NULL; /* owned by the assessment */
-
-  if (a->plan->managed)
-    {
-      state = vsm_knobs_apply (a->device, a->plan, "udev", &error);
-      if (state == NULL)
-        {
-          applied = FALSE;
-          syslog (LOG_WARNING, "%s: knobs not applied, udisks keeps its defaults: %s",
-                  a->device->devnode, error->message);
-        }
-    }
-  else
-    {
-      /* left alone (policy, ignore list, internal): undo an earlier apply */
-      vsm_knobs_restore (a->device->bdi, NULL, NULL);
-    }
+  a = assess_event (syspath);
+  if (a == NULL)
+    return 0;
+  applied = vsm_assessment_apply (a, &options, NULL, NULL, &state, &error);
+  if (!applied)
+    syslog (LOG_WARNING, "%s: knobs not applied, udisks keeps its defaults: %s", a->device->devnode,
+            error->message);
 
   props = vsm_udev_properties (a, applied, a->device->is_partition || a->device->superfloppy);
   for (guint i = 0; i < props->len; i++)

@@ -137,36 +137,19 @@ test_class_names (void)
   g_assert_false (vsm_class_from_string (NULL, &(VsmClass){ 0 }));
 }
 
-/* A twin: superfloppy and partitioned stick classify the same. */
-static void
-test_classify_twins (void)
-{
-  g_autoptr (VsmDevice) a = device_from_case (&class_cases[1]);
-  g_autoptr (VsmDevice) b = device_from_case (&class_cases[2]);
-  g_autoptr (VsmDevice) c = device_from_case (&class_cases[3]);
-  g_autoptr (VsmClassification) ca = vsm_classify (a);
-  g_autoptr (VsmClassification) cb = vsm_classify (b);
-  g_autoptr (VsmClassification) cc = vsm_classify (c);
-
-  g_assert_cmpint (ca->klass, ==, cb->klass);
-  g_assert_cmpint (ca->klass, ==, cc->klass);
-  g_assert_cmpuint (ca->confidence, ==, cb->confidence);
-}
-
 static VsmKernel *
 fake_kernel (gboolean caps, VsmFlushFix fix)
 {
   VsmKernel *k = g_new0 (VsmKernel, 1);
-  const char *names_61[] = { "read_ahead_kb", "min_ratio", "max_ratio", NULL };
-  const char *names_612[] = { "read_ahead_kb",  "min_ratio",      "max_ratio",
-                              "min_ratio_fine", "max_ratio_fine", "min_bytes",
-                              "max_bytes",      "strict_limit",   NULL };
+  const char *names_61[] = { "min_ratio", "max_ratio", NULL };
+  const char *names_612[] = { "min_ratio", "max_ratio", "min_ratio_fine", "max_ratio_fine",
+                              "min_bytes", "max_bytes", "strict_limit",   NULL };
 
   k->release = g_strdup (caps ? "6.12.57+deb12-amd64" : "6.1.0-40-amd64");
   k->bdi_knobs = g_ptr_array_new_with_free_func (g_free);
   for (const char **n = caps ? names_612 : names_61; *n; n++)
     g_ptr_array_add (k->bdi_knobs, g_strdup (*n));
-  k->has_strict_limit = k->has_max_bytes = k->has_ratio_fine = caps;
+  k->has_strict_limit = k->has_max_bytes = caps;
   k->flush_fix = fix;
   k->flush_fix_reason = g_strdup ("test");
   return k;
@@ -228,7 +211,7 @@ test_plan_case (gconstpointer data)
   p->allow_global_knobs = c->allow_global;
   p->flush_mode = c->policy_mode;
 
-  plan = vsm_plan_compute (d, cls, p, k, 0);
+  plan = vsm_plan_compute (d, cls, p, k, NULL);
   g_assert_cmpstr (vsm_flush_mode_to_string (plan->flush_mode), ==,
                    vsm_flush_mode_to_string (c->expect_mode));
   g_assert_cmpint (plan->managed, ==, c->expect_managed);
@@ -244,20 +227,21 @@ test_plan_case (gconstpointer data)
       g_assert_cmpstr (second->name, ==, "strict_limit");
       g_assert_cmpstr (second->value, ==, "1");
     }
-  if (!c->caps && !c->allow_global && c->expect_managed)
-    {
-      gboolean said = FALSE;
-      for (guint i = 0; i < plan->reasons->len; i++)
-        said |= strstr (g_ptr_array_index (plan->reasons, i), "fallback") != NULL;
-      g_assert_true (said);
-    }
+  /* a cap comes with its mechanism, and without one there are no knobs */
+  g_assert_cmpint (plan->cap_bytes > 0, ==, plan->cap_via != NULL);
+  g_assert_cmpint (plan->knobs->len > 0, ==, plan->cap_via != NULL);
+  if (plan->cap_via)
+    g_assert_cmpstr (plan->cap_via, ==, c->caps ? "per-device" : "global");
+  /* the managed decision carries its reason */
+  g_assert_cmpint (plan->left_alone_reason == NULL, ==, plan->managed);
   if (plan->mount_options)
     {
-      g_assert_true (g_str_has_prefix (plan->udisks_defaults, "uid=$UID,gid=$GID,"));
-      if (g_str_equal (c->fs, "vfat"))
-        g_assert_nonnull (strstr (plan->udisks_allow, "flush"));
-      g_assert_nonnull (strstr (plan->udisks_allow, "sync"));
+      /* udisks gets the plan's options with its own uid/gid placeholders */
+      g_autofree char *expect = g_strconcat ("uid=$UID,gid=$GID,", plan->mount_options, NULL);
+      g_assert_cmpstr (plan->udisks_defaults, ==, expect);
     }
+  else
+    g_assert_null (plan->udisks_defaults);
   g_assert_cmpuint (plan->reasons->len, >, 0);
 }
 
@@ -268,12 +252,14 @@ test_plan_policy_overrides (void)
   g_autoptr (VsmKernel) k = fake_kernel (TRUE, VSM_FLUSH_FIX_PRESENT);
   g_autoptr (VsmPolicy) p = vsm_policy_new_default ();
   g_autoptr (VsmClassification) cls = vsm_classify (d);
-  g_autoptr (VsmPlan) a = NULL, b = NULL, c = NULL, e = NULL, f = NULL;
+  g_autoptr (VsmPlan) a = NULL, b = NULL, c = NULL, e = NULL, f = NULL, g = NULL;
+  VsmOverrides measured = { .bandwidth = 1000000000, .bandwidth_source = "test" };
+  VsmOverrides person = { .flush_mode = VSM_FLUSH_MODE_KERNEL_FLUSH, .flush_mode_why = "-o flush" };
 
   /* per-class mode wins over the global mode */
   p->flush_mode = VSM_FLUSH_MODE_SYNC;
   p->class_mode[VSM_CLASS_USB_STICK] = VSM_FLUSH_MODE_KERNEL_FLUSH;
-  a = vsm_plan_compute (d, cls, p, k, 0);
+  a = vsm_plan_compute (d, cls, p, k, NULL);
   g_assert_cmpint (a->flush_mode, ==, VSM_FLUSH_MODE_KERNEL_FLUSH);
   g_assert_cmpuint (a->knobs->len, ==, 0);
 
@@ -281,23 +267,34 @@ test_plan_policy_overrides (void)
   p->flush_mode = VSM_FLUSH_MODE_AUTO;
   p->class_mode[VSM_CLASS_USB_STICK] = VSM_FLUSH_MODE_AUTO;
   p->class_bandwidth[VSM_CLASS_USB_STICK] = 5000000;
-  b = vsm_plan_compute (d, cls, p, k, 0);
+  b = vsm_plan_compute (d, cls, p, k, NULL);
   g_assert_cmpuint (b->bandwidth, ==, 5000000);
   g_assert_cmpuint (b->cap_bytes, ==, 9 * 1024 * 1024); /* 10 MB -> whole MiB */
-  c = vsm_plan_compute (d, cls, p, k, 1000000000);
+  c = vsm_plan_compute (d, cls, p, k, &measured);
   g_assert_cmpuint (c->cap_bytes, ==, p->cap_max_bytes);
 
   /* disabled and ignored devices: udisks defaults, no knobs */
   p->enabled = FALSE;
-  e = vsm_plan_compute (d, cls, p, k, 0);
+  e = vsm_plan_compute (d, cls, p, k, NULL);
   g_assert_false (e->managed);
+  g_assert_nonnull (strstr (e->left_alone_reason, "enabled=false"));
   g_assert_cmpuint (e->knobs->len, ==, 0);
   g_assert_cmpstr (e->mount_options, ==, "shortname=mixed,utf8=1,showexec,flush");
   p->enabled = TRUE;
   g_strfreev (p->ignore_devices);
   p->ignore_devices = g_strsplit ("0781:5581", ",", -1);
-  f = vsm_plan_compute (d, cls, p, k, 0);
+  f = vsm_plan_compute (d, cls, p, k, NULL);
   g_assert_false (f->managed);
+  g_assert_nonnull (strstr (f->left_alone_reason, "0781:5581"));
+
+  /* a person's -o flush wins over every policy, and says so */
+  g_strfreev (p->ignore_devices);
+  p->ignore_devices = g_new0 (char *, 1);
+  p->class_mode[VSM_CLASS_USB_STICK] = VSM_FLUSH_MODE_DIRTY_CAP;
+  g = vsm_plan_compute (d, cls, p, k, &person);
+  g_assert_cmpint (g->flush_mode, ==, VSM_FLUSH_MODE_KERNEL_FLUSH);
+  g_assert_cmpuint (g->knobs->len, ==, 0);
+  g_assert_true (g_ptr_array_find_with_equal_func (g->reasons, "-o flush", g_str_equal, NULL));
 }
 
 int
@@ -306,7 +303,6 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/classify/names", test_class_names);
-  g_test_add_func ("/classify/twins", test_classify_twins);
   for (gsize i = 0; i < G_N_ELEMENTS (class_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/classify/table/%s", class_cases[i].name);

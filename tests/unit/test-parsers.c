@@ -4,13 +4,23 @@
  */
 #include "config.h"
 
-#include "vsm-manager.h"
+#include "vsm-display.h"
+#include "vsm-history.h"
+#include "vsm-json.h"
+#include "vsm-knobs.h"
+#include "vsm-mount-helper.h"
+#include "vsm-mount.h"
+#include "vsm-paths.h"
+#include "vsm-policy.h"
+#include "vsm-state.h"
+#include "vsm-stats.h"
 #include "vsm-util.h"
 
 #define G_SETTINGS_ENABLE_BACKEND
 #include <gio/gsettingsbackend.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* /sys/block/sdb/stat after a 256 MiB copy, Linux 6.12 (17 fields) */
@@ -203,13 +213,13 @@ test_state_files (void)
   g_autoptr (GPtrArray) all = NULL;
   g_autoptr (GError) error = NULL;
 
-  g_setenv ("VFAT_SMART_STATE_DIR", dir, TRUE);
+  vsm_paths_set_root (VSM_ROOT_STATE, dir);
   g_assert_true (vsm_state_save (s, &error));
   g_assert_no_error (error);
   loaded = vsm_state_load ("8:16", &error);
   g_assert_no_error (error);
   g_assert_cmpstr (loaded->disk_node, ==, "/dev/sdb");
-  all = vsm_state_list (&error);
+  all = vsm_state_list (NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (all->len, ==, 1);
 
@@ -234,7 +244,148 @@ test_state_files (void)
   g_unlink (link);
   g_unlink (victim);
   g_rmdir (dir);
-  g_unsetenv ("VFAT_SMART_STATE_DIR");
+  vsm_paths_set_root (VSM_ROOT_STATE, NULL);
+}
+
+/* hostile files in the state directory: reported, never obeyed, never a hang */
+static void
+test_state_hostile_files (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("vsm-state-XXXXXX", NULL);
+  g_autofree char *fifo = g_build_filename (dir, "8-48.state", NULL);
+  g_autofree char *open_file = g_build_filename (dir, "8-64.state", NULL);
+  g_autofree char *junk = g_build_filename (dir, "8-80.state", NULL);
+  g_autoptr (VsmState) s = sample_state ();
+  g_autoptr (GPtrArray) corrupt = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) all = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *data = NULL;
+  gsize len;
+
+  vsm_paths_set_root (VSM_ROOT_STATE, dir);
+  g_assert_true (vsm_state_save (s, &error));
+  /* a FIFO: opening it must not block */
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_null (vsm_state_load ("8:48", &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+  g_clear_error (&error);
+  /* a good record that anyone may write is not obeyed */
+  g_free (s->bdi);
+  s->bdi = g_strdup ("8:64");
+  data = vsm_state_to_data (s, &len);
+  g_assert_true (g_file_set_contents (open_file, data, (gssize)len, NULL));
+  g_assert_cmpint (chmod (open_file, 0666), ==, 0);
+  g_assert_null (vsm_state_load ("8:64", &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+  g_clear_error (&error);
+  g_assert_true (g_file_set_contents (junk, "\x01garbage", -1, NULL));
+
+  all = vsm_state_list (corrupt, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (all->len, ==, 1);
+  g_assert_cmpuint (corrupt->len, ==, 3);
+  for (guint i = 0; i < corrupt->len; i++)
+    g_assert_true (g_str_has_prefix (g_ptr_array_index (corrupt, i), "8-"));
+
+  g_assert_true (vsm_state_remove_file ("8-48.state", NULL));
+  g_assert_false (vsm_state_remove_file ("../8-48.state", &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT);
+  g_unlink (open_file);
+  g_unlink (junk);
+  vsm_state_remove ("8:16", NULL);
+  g_rmdir (dir);
+  vsm_paths_set_root (VSM_ROOT_STATE, NULL);
+}
+
+/* a record may only name this disk's own knobs, restore through their own
+ * places, and hold numbers */
+static void
+test_state_knob_paths (void)
+{
+  static const struct
+  {
+    const char *name, *path, *restore_path, *restore_value;
+    gboolean ok;
+  } cases[] = {
+    { "max_bytes", "/sys/class/bdi/7:0/max_bytes", "/sys/class/bdi/7:0/max_ratio_fine", "1000000",
+      TRUE },
+    { "max_bytes", "/sys/class/bdi/7:0/max_bytes", "/sys/class/bdi/7:0/max_ratio", "100", TRUE },
+    { "strict_limit", "/sys/class/bdi/7:0/strict_limit", "/sys/class/bdi/7:0/strict_limit", "0",
+      TRUE },
+    /* another disk's knob */
+    { "read_ahead_kb", "/sys/class/bdi/7:1/read_ahead_kb", "/sys/class/bdi/7:1/read_ahead_kb",
+      "128", FALSE },
+    { "max_bytes", "/sys/class/bdi/7:0/max_bytes", "/sys/class/bdi/7:1/max_ratio_fine", "1",
+      FALSE },
+    { "strict_limit", "/sys/class/bdi/7:0/subsystem/7:1/strict_limit",
+      "/sys/class/bdi/7:0/strict_limit", "0", FALSE },
+    /* a global knob in a disk's record, a file that is no knob */
+    { "strict_limit", "/sys/class/bdi/7:0/strict_limit", "/proc/sys/vm/dirty_expire_centisecs",
+      "3000", FALSE },
+    { "uevent", "/sys/class/bdi/7:0/uevent", "/sys/class/bdi/7:0/uevent", "add", FALSE },
+    /* not a number */
+    { "strict_limit", "/sys/class/bdi/7:0/strict_limit", "/sys/class/bdi/7:0/strict_limit", "1; rm",
+      FALSE },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "[disk]\nbdi=7:0\nknobs=%s;\n[knob %s]\npath=%s\noriginal=1\nrestore-path=%s\n"
+        "restore-value=%s\n",
+        cases[i].name, cases[i].name, cases[i].path, cases[i].restore_path, cases[i].restore_value);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (VsmState) s = vsm_state_from_data (text, strlen (text), &error);
+
+      g_test_message ("case %" G_GSIZE_FORMAT ": %s", i, cases[i].path);
+      g_assert_cmpint (s != NULL, ==, cases[i].ok);
+      if (!cases[i].ok)
+        g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+    }
+}
+
+static void
+test_history (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("vsm-history-XXXXXX", NULL);
+  g_autofree char *log = g_build_filename (dir, "unmounts.log", NULL);
+  VsmUnmountRecord r = {
+    "8:16", "/media/Stick \xe2\x80\x94 \xff\"x\"\n", 1700000000000000, 1.5, 4096, TRUE
+  };
+  g_autofree char *line = vsm_unmount_record_to_line (&r);
+  g_autoptr (VsmUnmountRecord) back = NULL;
+  g_autoptr (GPtrArray) list = NULL;
+  g_autoptr (GError) error = NULL;
+
+  /* valid JSON on one line, whatever bytes the target has */
+  g_assert_true (g_utf8_validate (line, -1, NULL));
+  g_assert_null (strchr (line, '\n'));
+  back = vsm_unmount_record_from_line (line, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (back->bdi, ==, "8:16");
+  g_assert_true (g_str_has_prefix (back->target, "/media/Stick \xe2\x80\x94 "));
+  g_assert_cmpuint (back->dirty_bytes, ==, 4096);
+  g_assert_true (back->per_device);
+  /* garbage and hostile lines are refused */
+  g_assert_null (vsm_unmount_record_from_line ("{\"bdi\": \"../x\"}", NULL));
+  g_assert_null (vsm_unmount_record_from_line ("[1,2]", NULL));
+  g_assert_null (vsm_unmount_record_from_line ("{\"bdi\": \"8:16\"", NULL));
+
+  vsm_paths_set_root (VSM_ROOT_STATE, dir);
+  g_assert_true (vsm_history_append_unmount (&r, NULL));
+  r.bdi = "8:32";
+  g_assert_true (vsm_history_append_unmount (&r, NULL));
+  g_assert_true (g_file_set_contents (log, "junk\n", -1, NULL) || TRUE);
+  list = vsm_history_unmounts ("8:16", 5);
+  g_assert_cmpuint (list->len, ==, 0); /* the log was replaced by junk */
+  g_clear_pointer (&list, g_ptr_array_unref);
+  r.bdi = "8:16";
+  g_assert_true (vsm_history_append_unmount (&r, NULL));
+  list = vsm_history_unmounts ("8:16", 5);
+  g_assert_cmpuint (list->len, ==, 1);
+  g_unlink (log);
+  g_rmdir (dir);
+  vsm_paths_set_root (VSM_ROOT_STATE, NULL);
 }
 
 static void
@@ -329,12 +480,6 @@ test_policy_gsettings (void)
   g_assert_true (g_settings_set_string (settings, "flush-mode", "sync"));
   g_assert_true (g_settings_set_value (settings, "class-flush-modes",
                                        g_variant_new_parsed ("{'nonsense': 'off'}")));
-  /* the schema's range refuses this before it is stored */
-  {
-    g_autoptr (GSettingsSchemaKey) key = g_settings_schema_get_key (schema, "max-dirty-seconds");
-    g_autoptr (GVariant) v = g_variant_ref_sink (g_variant_new_double (99));
-    g_assert_false (g_settings_schema_key_range_check (key, v));
-  }
   p = vsm_policy_load_from_settings (settings);
   g_assert_cmpint (p->flush_mode, ==, VSM_FLUSH_MODE_SYNC);
   g_assert_cmpuint (p->problems->len, ==, 1);
@@ -346,11 +491,41 @@ test_sanitize (void)
   g_autofree char *a = vsm_sanitize_for_display ("LABEL\n\x1b[31mred");
   g_autofree char *b = vsm_sanitize_for_display ("Müll");
   g_autofree char *c = vsm_sanitize_for_display ("\xff\xfe");
+  /* invalid UTF-8 and escapes together: both must go */
+  g_autofree char *d = vsm_sanitize_for_display ("\x1b[2J\x1b[31mX\xff\xc2\x9b");
+  g_autofree char *huge_in = g_strnfill (100 * 1024, 'A');
+  g_autofree char *huge = vsm_sanitize_for_display (huge_in);
 
   g_assert_cmpstr (a, ==, "LABEL??[31mred");
   g_assert_cmpstr (b, ==, "Müll");
   g_assert_true (g_utf8_validate (c, -1, NULL));
+  g_assert_true (g_utf8_validate (d, -1, NULL));
+  for (const char *p = d; *p; p = g_utf8_next_char (p))
+    g_assert_false (g_unichar_iscntrl (g_utf8_get_char (p)));
+  g_assert_true (g_str_has_prefix (d, "?[2J?[31mX"));
+  g_assert_cmpuint (g_utf8_strlen (huge, -1), ==, VSM_DISPLAY_MAX_CHARS + 1);
   g_assert_null (vsm_sanitize_for_display (NULL));
+}
+
+/* JSON output is valid UTF-8 whatever the drive said */
+static void
+test_json_strings (void)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autofree char *valid = vsm_make_valid_utf8 ("\x1b[2J\x1b[31mX\xff");
+  g_autofree char *text = NULL;
+  JsonNode *root;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "label");
+  json_builder_add_string_value (b, valid);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  text = vsm_json_to_string (root);
+  json_node_unref (root);
+  g_assert_true (g_utf8_validate (text, -1, NULL));
+  g_assert_true (json_parser_load_from_data (parser, text, -1, NULL));
 }
 
 static void
@@ -499,11 +674,15 @@ main (int argc, char **argv)
   g_test_add_func ("/state/roundtrip", test_state_roundtrip);
   g_test_add_func ("/state/garbage", test_state_garbage);
   g_test_add_func ("/state/files", test_state_files);
+  g_test_add_func ("/state/hostile-files", test_state_hostile_files);
+  g_test_add_func ("/state/knob-paths", test_state_knob_paths);
+  g_test_add_func ("/history/unmounts", test_history);
   g_test_add_func ("/mount/options-merge", test_options_merge);
   g_test_add_func ("/mount/helper-args", test_mount_args);
   g_test_add_func ("/mount/umount-helper-args", test_umount_args);
   g_test_add_func ("/policy/validation", test_policy_validation);
   g_test_add_func ("/policy/gsettings", test_policy_gsettings);
   g_test_add_func ("/display/sanitize", test_sanitize);
+  g_test_add_func ("/display/json-strings", test_json_strings);
   return g_test_run ();
 }

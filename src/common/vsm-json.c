@@ -5,13 +5,18 @@
 #include "config.h"
 
 #include "vsm-json.h"
+#include "vsm-display.h"
+#include "vsm-mount.h"
+#include "vsm-util.h"
 
 static void
 member_string (JsonBuilder *b, const char *name, const char *value)
 {
+  g_autofree char *valid = vsm_make_valid_utf8 (value);
+
   json_builder_set_member_name (b, name);
-  if (value)
-    json_builder_add_string_value (b, value);
+  if (valid)
+    json_builder_add_string_value (b, valid);
   else
     json_builder_add_null_value (b);
 }
@@ -43,7 +48,10 @@ member_strings (JsonBuilder *b, const char *name, GPtrArray *strings)
   json_builder_set_member_name (b, name);
   json_builder_begin_array (b);
   for (guint i = 0; strings && i < strings->len; i++)
-    json_builder_add_string_value (b, g_ptr_array_index (strings, i));
+    {
+      g_autofree char *valid = vsm_make_valid_utf8 (g_ptr_array_index (strings, i));
+      json_builder_add_string_value (b, valid);
+    }
   json_builder_end_array (b);
 }
 
@@ -151,10 +159,11 @@ vsm_json_plan (const VsmAssessment *a)
   member_string (b, "filesystem", p->fs_type);
   member_string (b, "mount_options", p->mount_options);
   member_string (b, "udisks_defaults", p->udisks_defaults);
-  member_string (b, "udisks_allow", p->udisks_allow);
   member_int (b, "bandwidth", (gint64)p->bandwidth);
   member_string (b, "bandwidth_source", p->bandwidth_source);
   member_int (b, "cap_bytes", (gint64)p->cap_bytes);
+  member_string (b, "cap_via", p->cap_via);
+  member_string (b, "left_alone_reason", p->left_alone_reason);
   json_builder_set_member_name (b, "knobs");
   json_builder_begin_object (b);
   for (guint i = 0; i < p->knobs->len; i++)
@@ -210,33 +219,14 @@ vsm_json_state (const VsmState *s)
   return json_builder_get_root (b);
 }
 
-static const char *
-drift_to_string (VsmDrift drift)
-{
-  switch (drift)
-    {
-    case VSM_DRIFT_CHANGED:
-      return "changed";
-    case VSM_DRIFT_GONE:
-      return "gone";
-    case VSM_DRIFT_NONE:
-    default:
-      return "none";
-    }
-}
-
 static void
-add_status_entry (JsonBuilder *b, const VsmStatusEntry *e)
+add_mounts (JsonBuilder *b, GPtrArray *mounts)
 {
-  json_builder_begin_object (b);
-  add_state_fields (b, e->state);
-  member_bool (b, "present", e->present);
-
   json_builder_set_member_name (b, "mounts");
   json_builder_begin_array (b);
-  for (guint i = 0; i < e->mounts->len; i++)
+  for (guint i = 0; i < mounts->len; i++)
     {
-      VsmMountInfo *m = g_ptr_array_index (e->mounts, i);
+      VsmMountInfo *m = g_ptr_array_index (mounts, i);
       json_builder_begin_object (b);
       member_string (b, "source", m->source);
       member_string (b, "target", m->target);
@@ -246,60 +236,107 @@ add_status_entry (JsonBuilder *b, const VsmStatusEntry *e)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+}
 
+static void
+add_knob_statuses (JsonBuilder *b, GPtrArray *knobs)
+{
   json_builder_set_member_name (b, "knobs");
   json_builder_begin_object (b);
-  for (guint i = 0; i < e->knobs->len; i++)
+  for (guint i = 0; i < knobs->len; i++)
     {
-      VsmKnobStatus *k = g_ptr_array_index (e->knobs, i);
+      VsmKnobStatus *k = g_ptr_array_index (knobs, i);
       json_builder_set_member_name (b, k->record->name);
       json_builder_begin_object (b);
       member_string (b, "before", k->record->original);
       member_string (b, "applied", k->record->applied);
       member_string (b, "now", k->now);
-      member_string (b, "drift", drift_to_string (k->drift));
+      member_string (b, "drift", vsm_enum_to_nick (VSM_TYPE_DRIFT, k->drift, "none"));
       member_bool (b, "global", k->global);
       json_builder_end_object (b);
     }
   json_builder_end_object (b);
+}
 
+static void
+add_io (JsonBuilder *b, const VsmStatusEntry *e)
+{
   json_builder_set_member_name (b, "io_since_apply");
-  if (e->io.valid)
+  if (!e->io.valid)
     {
-      json_builder_begin_object (b);
-      member_double (b, "seconds", e->seconds_since_apply);
-      member_int (b, "write_bytes", (gint64)e->io.write_bytes);
-      member_int (b, "write_requests", (gint64)e->io.write_ios);
-      member_double (b, "avg_write_request_bytes", e->io.avg_write_request_bytes);
-      json_builder_set_member_name (b, "flushes");
-      if (e->io.has_flush)
-        json_builder_add_int_value (b, (gint64)e->io.flush_ios);
-      else
-        json_builder_add_null_value (b);
-      member_int (b, "busy_ms", (gint64)e->io.busy_ms);
-      member_double (b, "write_throughput", e->io.write_throughput);
-      json_builder_end_object (b);
+      json_builder_add_null_value (b);
+      return;
     }
+  json_builder_begin_object (b);
+  member_double (b, "seconds", e->seconds_since_apply);
+  member_int (b, "write_bytes", (gint64)e->io.write_bytes);
+  member_int (b, "write_requests", (gint64)e->io.write_ios);
+  member_double (b, "avg_write_request_bytes", e->io.avg_write_request_bytes);
+  json_builder_set_member_name (b, "flushes");
+  if (e->io.has_flush)
+    json_builder_add_int_value (b, (gint64)e->io.flush_ios);
   else
     json_builder_add_null_value (b);
+  member_int (b, "busy_ms", (gint64)e->io.busy_ms);
+  member_double (b, "write_throughput", e->io.write_throughput);
+  json_builder_end_object (b);
+}
 
+static void
+add_dirty (JsonBuilder *b, const VsmDirtyInfo *d)
+{
   json_builder_set_member_name (b, "dirty");
-  if (e->dirty.valid)
+  if (!d->valid)
     {
-      json_builder_begin_object (b);
-      member_string (b, "scope", e->dirty.per_device ? "device" : "system");
-      member_int (b, "dirty_bytes", (gint64)e->dirty.dirty_bytes);
-      member_int (b, "writeback_bytes", (gint64)e->dirty.writeback_bytes);
-      json_builder_set_member_name (b, "kernel_bandwidth");
-      if (e->dirty.per_device && e->dirty.bandwidth > 0)
-        json_builder_add_int_value (b, (gint64)e->dirty.bandwidth);
-      else
-        json_builder_add_null_value (b);
-      json_builder_end_object (b);
+      json_builder_add_null_value (b);
+      return;
     }
+  json_builder_begin_object (b);
+  member_string (b, "scope", d->per_device ? "device" : "system");
+  member_int (b, "dirty_bytes", (gint64)d->dirty_bytes);
+  member_int (b, "writeback_bytes", (gint64)d->writeback_bytes);
+  if (d->per_device)
+    {
+      member_int (b, "device_threshold_bytes", (gint64)d->bdi_thresh_bytes);
+      member_int (b, "threshold_bytes", (gint64)d->dirty_thresh_bytes);
+    }
+  json_builder_set_member_name (b, "kernel_bandwidth");
+  if (d->per_device && d->bandwidth > 0)
+    json_builder_add_int_value (b, (gint64)d->bandwidth);
   else
     json_builder_add_null_value (b);
+  json_builder_end_object (b);
+}
 
+static void
+add_last_unmount (JsonBuilder *b, const VsmUnmountRecord *r)
+{
+  json_builder_set_member_name (b, "last_unmount");
+  if (r == NULL)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_object (b);
+  member_string (b, "target", r->target);
+  member_int (b, "at_usec", r->at_usec);
+  member_double (b, "seconds", r->seconds);
+  member_int (b, "dirty_bytes", (gint64)r->dirty_bytes);
+  member_string (b, "dirty_scope", r->per_device ? "device" : "system");
+  json_builder_end_object (b);
+}
+
+static void
+add_status_entry (JsonBuilder *b, const VsmStatusEntry *e)
+{
+  json_builder_begin_object (b);
+  add_state_fields (b, e->state);
+  member_bool (b, "present", e->present);
+  member_bool (b, "interrupted", e->state->pending);
+  add_mounts (b, e->mounts);
+  add_knob_statuses (b, e->knobs);
+  add_io (b, e);
+  add_dirty (b, &e->dirty);
   member_int (b, "at_risk_bytes", (gint64)e->at_risk_bytes);
   json_builder_set_member_name (b, "seconds_to_safe");
   if (e->safe_bandwidth > 0)
@@ -308,12 +345,13 @@ add_status_entry (JsonBuilder *b, const VsmStatusEntry *e)
     json_builder_add_null_value (b);
   member_string (b, "seconds_to_safe_basis", e->safe_bandwidth_source);
   member_string (b, "safety", e->safety_note);
+  add_last_unmount (b, e->last_unmount);
   member_strings (b, "reasons", e->state->reasons);
   json_builder_end_object (b);
 }
 
 JsonNode *
-vsm_json_status (GPtrArray *entries, const VsmKernel *kernel)
+vsm_json_status (const VsmStatus *status, const VsmKernel *kernel)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
 
@@ -322,9 +360,10 @@ vsm_json_status (GPtrArray *entries, const VsmKernel *kernel)
     add_kernel (b, kernel);
   json_builder_set_member_name (b, "devices");
   json_builder_begin_array (b);
-  for (guint i = 0; i < entries->len; i++)
-    add_status_entry (b, g_ptr_array_index (entries, i));
+  for (guint i = 0; i < status->entries->len; i++)
+    add_status_entry (b, g_ptr_array_index (status->entries, i));
   json_builder_end_array (b);
+  member_strings (b, "untrusted_records", status->corrupt);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }

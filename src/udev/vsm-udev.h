@@ -1,4 +1,4 @@
-/* vsm-udev.h - what the udev helper exports
+/* vsm-udev.h - what the udev helper reads from its event and exports
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -13,8 +13,13 @@ G_BEGIN_DECLS
  * names (so nothing from a device can forge a line or an option). */
 char *vsm_udev_env_line (const char *key, const char *value);
 
-/* The properties for a disk or partition event, in order. is_fs: the event
- * is for the device holding the filesystem (partition or superfloppy). */
+/* The event's own ID_FS_* (the database still holds the previous event's)
+ * into the facts. envp: the helper's environment. */
+void vsm_udev_device_from_event (VsmDevice *device, const char *const *envp);
+
+/* The properties for a disk or partition event, in order. applied: the
+ * knobs are in place; is_fs: the event is for the device holding the
+ * filesystem (partition or superfloppy). */
 GPtrArray *vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboolean is_fs);
 
 G_END_DECLS

@@ -1,4 +1,4 @@
-/* vsm-udev.c - what the udev helper exports
+/* vsm-udev.c - what the udev helper reads from its event and exports
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -46,6 +46,23 @@ add (GPtrArray *out, const char *key, const char *value)
     g_ptr_array_add (out, line);
 }
 
+void
+vsm_udev_device_from_event (VsmDevice *d, const char *const *envp)
+{
+  const char *type = g_environ_getenv ((char **)envp, "ID_FS_TYPE");
+
+  if (type == NULL)
+    return;
+  g_free (d->fs_type);
+  g_free (d->fs_label);
+  g_free (d->fs_uuid);
+  d->fs_type = *type ? g_strdup (type) : NULL;
+  d->fs_label = g_strdup (g_environ_getenv ((char **)envp, "ID_FS_LABEL"));
+  d->fs_uuid = g_strdup (g_environ_getenv ((char **)envp, "ID_FS_UUID"));
+  d->superfloppy =
+    vsm_device_is_superfloppy (d, g_environ_getenv ((char **)envp, "ID_PART_TABLE_TYPE"));
+}
+
 GPtrArray *
 vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboolean is_fs)
 {
@@ -53,7 +70,6 @@ vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboolean is_fs)
   const VsmPlan *p = a->plan;
   g_autofree char *upper = NULL;
   g_autofree char *kdef = NULL;
-  g_autofree char *kallow = NULL;
 
   add (out, "VFAT_SMART_CLASS", vsm_class_to_string (p->klass));
   add (out, "VFAT_SMART_FLUSH_MODE", vsm_flush_mode_to_string (p->flush_mode));
@@ -70,9 +86,8 @@ vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboolean is_fs)
     return out;
 
   upper = g_ascii_strup (p->fs_type, -1);
+  /* only the defaults: an _ALLOW set would replace udisks' own list whole */
   kdef = g_strdup_printf ("UDISKS_MOUNT_OPTIONS_%s_DEFAULTS", upper);
-  kallow = g_strdup_printf ("UDISKS_MOUNT_OPTIONS_%s_ALLOW", upper);
   add (out, kdef, p->udisks_defaults);
-  add (out, kallow, p->udisks_allow);
   return out;
 }

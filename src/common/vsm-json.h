@@ -13,7 +13,7 @@ G_BEGIN_DECLS
 JsonNode *vsm_json_classify (const VsmAssessment *a);
 JsonNode *vsm_json_plan (const VsmAssessment *a);
 JsonNode *vsm_json_state (const VsmState *s);
-JsonNode *vsm_json_status (GPtrArray *entries, const VsmKernel *kernel);
+JsonNode *vsm_json_status (const VsmStatus *status, const VsmKernel *kernel);
 char *vsm_json_to_string (JsonNode *node);
 
 G_END_DECLS

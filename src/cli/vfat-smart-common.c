@@ -1,0 +1,156 @@
+/* vfat-smart-common.c - what the vfat-smart subcommands share
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "vfat-smart-cli.h"
+#include "vsm-display.h"
+
+#include <string.h>
+
+#define LABEL_WIDTH 14
+
+gboolean
+cli_parse (const char *command, const char *args, const char *summary, GOptionEntry *entries,
+           int *argc, char ***argv)
+{
+  g_autofree char *param = g_strdup_printf ("%s %s", command, args);
+  g_autoptr (GOptionContext) ctx = g_option_context_new (param);
+  g_autoptr (GError) error = NULL;
+
+  g_option_context_set_summary (ctx, summary);
+  g_option_context_set_translation_domain (ctx, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (ctx, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (ctx, argc, argv, &error))
+    {
+      g_printerr ("vfat-smart %s: %s\n", command, error->message);
+      g_printerr (_ ("Try 'vfat-smart %s --help'.\n"), command);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+int
+cli_usage_error (const char *command, const char *format, ...)
+{
+  va_list args;
+  g_autofree char *msg = NULL;
+
+  va_start (args, format);
+  msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_printerr ("vfat-smart %s: %s\n", command, msg);
+  g_printerr (_ ("Try 'vfat-smart %s --help'.\n"), command);
+  return 2;
+}
+
+int
+cli_fail (const GError *error)
+{
+  g_autofree char *clean = vsm_sanitize_for_display (error->message);
+  g_printerr ("vfat-smart: %s\n", clean);
+  return cli_exit_status (error);
+}
+
+void
+cli_print_lines (GPtrArray *lines)
+{
+  for (guint i = 0; lines && i < lines->len; i++)
+    {
+      g_autofree char *clean = vsm_sanitize_for_display (g_ptr_array_index (lines, i));
+      g_print ("%s\n", clean);
+    }
+}
+
+char *
+cli_resolve_bdi (const char *what, GError **error)
+{
+  g_autoptr (GUdevClient) client = NULL;
+  g_autoptr (VsmDevice) d = NULL;
+
+  if (vsm_bdi_is_valid (what))
+    return g_strdup (what);
+  client = g_udev_client_new (NULL);
+  d = vsm_device_new_from_spec (client, what, error);
+  return d ? g_strdup (d->bdi) : NULL;
+}
+
+void
+cli_print_json (JsonNode *node)
+{
+  g_autofree char *text = vsm_json_to_string (node);
+  g_print ("%s\n", text);
+  json_node_unref (node);
+}
+
+void
+cli_field (const char *label, const char *format, ...)
+{
+  va_list args;
+  g_autofree char *value = NULL;
+  g_autofree char *clean = NULL;
+  g_autofree char *l = g_strconcat (label, *label ? ":" : "", NULL);
+  int pad = LABEL_WIDTH - (int)g_utf8_strlen (l, -1);
+
+  va_start (args, format);
+  value = g_strdup_vprintf (format, args);
+  va_end (args);
+  clean = vsm_sanitize_for_display (value);
+  g_print ("%s%*s %s\n", l, MAX (pad, 0), "", clean);
+}
+
+void
+cli_list (const char *label, GPtrArray *lines)
+{
+  /* indented like the label */
+  int indent = (int)strspn (label, " ");
+
+  g_print ("%s:\n", label);
+  for (guint i = 0; lines && i < lines->len; i++)
+    {
+      g_autofree char *clean = vsm_sanitize_for_display (g_ptr_array_index (lines, i));
+      g_print ("%*s  - %s\n", indent, "", clean);
+    }
+}
+
+gboolean
+cli_assess_command (const char *command, const char *summary, int argc, char **argv, gboolean *json,
+                    VsmAssessment **out, int *exit_status)
+{
+  g_autofree char *forced = NULL;
+  GOptionEntry entries[] = { { "json", 'j', 0, G_OPTION_ARG_NONE, json, N_ ("Print JSON"), NULL },
+                             { "class", 'c', 0, G_OPTION_ARG_STRING, &forced,
+                               N_ ("Treat the drive as CLASS (usb-stick, usb-stick-uas, usb-ssd, "
+                                   "usb-hdd, card-reader, unknown, internal)"),
+                               "CLASS" },
+                             { NULL } };
+  g_autoptr (GUdevClient) client = NULL;
+  g_autoptr (GError) error = NULL;
+  VsmOverrides o = { 0 };
+
+  *exit_status = 2;
+  if (!cli_parse (command, "DEVICE", summary, entries, &argc, &argv))
+    return FALSE;
+  if (argc != 2)
+    {
+      cli_usage_error (command, _ ("expected exactly one DEVICE"));
+      return FALSE;
+    }
+  if (forced != NULL && !vsm_class_from_string (forced, &o.klass))
+    {
+      cli_usage_error (command, _ ("unknown class '%s'"), forced);
+      return FALSE;
+    }
+  o.set_class = forced != NULL;
+
+  client = g_udev_client_new (NULL);
+  *out = vsm_assess (client, argv[1], NULL, &o, &error);
+  if (*out == NULL)
+    {
+      *exit_status = cli_fail (error);
+      return FALSE;
+    }
+  *exit_status = 0;
+  return TRUE;
+}

@@ -1,0 +1,37 @@
+/* vfat-smart-forget.c - `vfat-smart forget`
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "vfat-smart-cli.h"
+
+int
+cli_forget (int argc, char **argv)
+{
+  GOptionEntry entries[] = { { NULL } };
+  g_autoptr (GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *bdi = NULL;
+  gboolean ok;
+
+  if (!cli_parse ("forget", "DEVICE|MAJ:MIN|FILE.state",
+                  _ ("Drop what vfat-smart recorded for a drive without writing any of its\n"
+                     "knobs: for a record that cannot be trusted (see `vfat-smart status`)\n"
+                     "or a drive whose knobs someone else has put back. The vm.* knobs are\n"
+                     "still restored when this drive was their last user. Needs root."),
+                  entries, &argc, &argv))
+    return 2;
+  if (argc != 2)
+    return cli_usage_error ("forget", _ ("expected exactly one DEVICE, MAJ:MIN or FILE.state"));
+
+  if (g_str_has_suffix (argv[1], ".state") && strchr (argv[1], '/') == NULL)
+    ok = vsm_forget_file (argv[1], &error);
+  else
+    ok = (bdi = cli_resolve_bdi (argv[1], &error)) != NULL && vsm_forget (bdi, 0, report, &error);
+  cli_print_lines (report);
+  if (!ok)
+    return cli_fail (error);
+  g_print (_ ("Forgotten: %s\n"), bdi ? bdi : argv[1]);
+  return 0;
+}

@@ -1,0 +1,42 @@
+/* vfat-smart-restore.c - `vfat-smart restore`
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "vfat-smart-cli.h"
+
+int
+cli_restore (int argc, char **argv)
+{
+  gboolean all = FALSE;
+  GOptionEntry entries[] = {
+    { "all", 'a', 0, G_OPTION_ARG_NONE, &all, N_ ("Restore every managed drive"), NULL }, { NULL }
+  };
+  g_autoptr (GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *bdi = NULL;
+  gboolean ok;
+
+  if (!cli_parse ("restore", "DEVICE|--all",
+                  _ ("Put back every value vfat-smart recorded for the disk DEVICE is on\n"
+                     "(a drive that was unplugged needs nothing), and forget it. With --all,\n"
+                     "every recorded drive; records that cannot be trusted are reported and\n"
+                     "left alone (exit status 7). Needs root."),
+                  entries, &argc, &argv))
+    return 2;
+  if (all == (argc == 2) || argc > 2)
+    return cli_usage_error ("restore", _ ("give either one DEVICE or --all"));
+
+  if (all)
+    ok = vsm_restore_all (report, &error);
+  else
+    ok = (bdi = cli_resolve_bdi (argv[1], &error)) != NULL && vsm_restore (bdi, 0, report, &error);
+
+  cli_print_lines (report);
+  if (!ok)
+    return cli_fail (error);
+  if (all && report->len == 0)
+    g_print (_ ("No managed drives.\n"));
+  return 0;
+}

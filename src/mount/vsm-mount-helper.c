@@ -1,0 +1,593 @@
+/* vsm-mount-helper.c - mount.vfat-smart and umount.vfat-smart in mount(8)'s
+ * terms: the sequence, exit codes, arguments
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "vsm-mount-helper.h"
+#include "vsm-manager.h"
+#include "vsm-mount.h"
+#include "vsm-util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gi18n.h>
+#include <libmount.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+G_DEFINE_QUARK (vsm - mount - error - quark, vsm_mount_error)
+
+G_GNUC_PRINTF (2, 3)
+static void
+note (GPtrArray *notes, const char *format, ...)
+{
+  va_list args;
+
+  if (notes == NULL)
+    return;
+  va_start (args, format);
+  g_ptr_array_add (notes, g_strdup_vprintf (format, args));
+  va_end (args);
+}
+
+int
+vsm_mount_error_to_exit_status (const GError *error)
+{
+  if (error == NULL)
+    return MNT_EX_SUCCESS;
+  if (error->domain == VSM_MOUNT_ERROR)
+    return error->code;
+  if (error->domain == VSM_ERROR &&
+      (error->code == VSM_ERROR_INVALID_ARGUMENT || error->code == VSM_ERROR_PERMISSION))
+    return MNT_EX_USAGE;
+  return MNT_EX_FAIL;
+}
+
+static gboolean
+need_root (const char *what, GError **error)
+{
+  if (geteuid () == 0)
+    return TRUE;
+  g_set_error (error, VSM_ERROR, VSM_ERROR_PERMISSION, _ ("only root can %s with vfat-smart"),
+               what);
+  return FALSE;
+}
+
+static gboolean
+has_option (const char *options, const char *name)
+{
+  return options != NULL && mnt_optstr_get_option (options, name, NULL, NULL) == 0;
+}
+
+/* What the person's -o decides over the plan: x-vfat-smart.class=CLASS,
+ * flush or sync. Everything here is checked before any side effect. */
+static gboolean
+person_overrides (const char *options, VsmOverrides *o, GError **error)
+{
+  char *value = NULL;
+  size_t len = 0;
+
+  memset (o, 0, sizeof *o);
+  if (options != NULL && mnt_optstr_get_option (options, "x-vfat-smart.class", &value, &len) == 0)
+    {
+      g_autofree char *name = g_strndup (value, len);
+      o->set_class = TRUE;
+      if (!vsm_class_from_string (name, &o->klass))
+        {
+          g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT,
+                       _ ("x-vfat-smart.class: unknown class '%s'"), name);
+          return FALSE;
+        }
+    }
+  if (has_option (options, "sync"))
+    {
+      o->flush_mode = VSM_FLUSH_MODE_SYNC;
+      o->flush_mode_why = _ ("-o sync given: flush mode sync, no dirty cap");
+    }
+  else if (has_option (options, "flush"))
+    {
+      o->flush_mode = VSM_FLUSH_MODE_KERNEL_FLUSH;
+      o->flush_mode_why = _ ("-o flush given: flush mode kernel-flush, no dirty cap");
+    }
+  return TRUE;
+}
+
+static gboolean
+check_request (const VsmMountRequest *req, GError **error)
+{
+  if (!need_root ("mount", error))
+    return FALSE;
+  if (req->spec == NULL || req->target == NULL)
+    {
+      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT,
+                   _ ("a device and a mount point are needed"));
+      return FALSE;
+    }
+  if (!g_file_test (req->target, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, VSM_MOUNT_ERROR, MNT_EX_FAIL,
+                   _ ("mount point %s does not exist or is not a directory"), req->target);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* the facts, with the filesystem as it is on the device now (udev may not
+ * have seen it yet) */
+static VsmAssessment *
+assess_request (const VsmMountRequest *req, VsmOverrides *o, char **fs_type, GError **error)
+{
+  g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
+  VsmDevice *d = vsm_device_new_from_spec (client, req->spec, error);
+
+  if (d == NULL)
+    return NULL;
+  *fs_type = vsm_probe_fs_type (d->devnode, error);
+  if (*fs_type == NULL)
+    {
+      vsm_device_free (d);
+      return NULL;
+    }
+  if (!vsm_fs_type_is_fat (*fs_type))
+    {
+      g_set_error (error, VSM_MOUNT_ERROR, MNT_EX_FAIL,
+                   _ ("%s holds %s, not vfat or exfat: vfat-smart does not mount it"), d->devnode,
+                   *fs_type);
+      vsm_device_free (d);
+      return NULL;
+    }
+  o->fs_type = *fs_type;
+  return vsm_assess_device (d, NULL, o);
+}
+
+static char *
+mount_options (const VsmAssessment *a, const VsmMountRequest *req, GPtrArray *notes)
+{
+  g_autofree char *user = g_strdup (req->options ? req->options : "");
+  char *options;
+
+  if (req->read_only)
+    mnt_optstr_append_option (&user, "ro", NULL);
+  if (req->read_write)
+    mnt_optstr_append_option (&user, "rw", NULL);
+  options = vsm_options_merge (a->plan->mount_options, user);
+  /* helper= sends root's umount(8) to umount.vfat-smart, uhelper= a user's */
+  mnt_optstr_append_option (&options, "helper=" VSM_UHELPER, NULL);
+  mnt_optstr_append_option (&options, "uhelper=" VSM_UHELPER, NULL);
+  if (user && *user)
+    note (notes, _ ("options given win over the plan: %s"), user);
+  return options;
+}
+
+static struct libmnt_context *
+mount_context (const VsmMountRequest *req, const char *devnode, const char *fs_type,
+               const char *options, GError **error)
+{
+  struct libmnt_context *cxt = mnt_new_context ();
+
+  if (cxt == NULL)
+    {
+      g_set_error_literal (error, VSM_MOUNT_ERROR, MNT_EX_SYSERR, _ ("out of memory"));
+      return NULL;
+    }
+  mnt_context_disable_helpers (cxt, TRUE); /* never /sbin/mount.vfat: we are the helper */
+  mnt_context_set_optsmode (cxt, MNT_OMODE_IGNORE);
+  mnt_context_set_source (cxt, devnode);
+  mnt_context_set_target (cxt, req->target);
+  mnt_context_set_fstype (cxt, fs_type);
+  mnt_context_set_options (cxt, options);
+  mnt_context_enable_fake (cxt, req->fake);
+  mnt_context_disable_mtab (cxt, req->nomtab);
+  mnt_context_enable_sloppy (cxt, req->sloppy);
+  if (req->namespace && mnt_context_set_target_ns (cxt, req->namespace) != 0)
+    {
+      mnt_free_context (cxt);
+      g_set_error (error, VSM_MOUNT_ERROR, MNT_EX_USAGE, _ ("cannot use namespace %s"),
+                   req->namespace);
+      return NULL;
+    }
+  return cxt;
+}
+
+/* the step between writing the knobs and recording them */
+static gboolean
+do_mount (const VsmAssessment *a, gpointer data, GError **error)
+{
+  struct libmnt_context *cxt = data;
+  char buf[BUFSIZ] = { 0 };
+  int rc = mnt_context_mount (cxt);
+  int excode = mnt_context_get_excode (cxt, rc, buf, sizeof buf);
+
+  if (excode == MNT_EX_SUCCESS)
+    return TRUE;
+  g_set_error_literal (error, VSM_MOUNT_ERROR, excode, *buf ? buf : _ ("mount failed"));
+  return FALSE;
+}
+
+static void
+note_plan (GPtrArray *notes, const VsmAssessment *a)
+{
+  note (notes, _ ("%s: class %s (confidence %u%%), flush mode %s"), a->device->devnode,
+        vsm_class_to_string (a->classification->klass), a->classification->confidence,
+        vsm_flush_mode_to_string (a->plan->flush_mode));
+  for (guint i = 0; i < a->plan->reasons->len; i++)
+    note (notes, "  %s", (char *)g_ptr_array_index (a->plan->reasons, i));
+}
+
+static void
+note_knobs (GPtrArray *notes, const VsmState *state)
+{
+  for (guint i = 0; state && i < state->knobs->len; i++)
+    {
+      VsmKnobRecord *r = g_ptr_array_index (state->knobs, i);
+      note (notes, _ ("knob %s: %s -> %s"), r->path, r->original ? r->original : "?", r->readback);
+    }
+  if (state == NULL || state->knobs->len == 0)
+    note (notes, _ ("no knobs to set"));
+}
+
+gboolean
+vsm_mount_run (const VsmMountRequest *req, GPtrArray *notes, GError **error)
+{
+  g_autoptr (VsmAssessment) a = NULL;
+  g_autoptr (VsmState) state = NULL;
+  g_autofree char *fs_type = NULL;
+  g_autofree char *options = NULL;
+  const VsmApplyOptions apply_options = { "mount", 0 };
+  struct libmnt_context *cxt;
+  VsmOverrides o;
+  gboolean ok;
+
+  g_return_val_if_fail (req != NULL, FALSE);
+  if (!check_request (req, error) || !person_overrides (req->options, &o, error))
+    return FALSE;
+  a = assess_request (req, &o, &fs_type, error);
+  if (a == NULL)
+    return FALSE;
+  note_plan (notes, a);
+  options = mount_options (a, req, notes);
+  note (notes, _ ("mount -t %s -o %s %s %s"), fs_type, options, a->device->devnode, req->target);
+  cxt = mount_context (req, a->device->devnode, fs_type, options, error);
+  if (cxt == NULL)
+    return FALSE;
+
+  /* -f changes nothing; managed mounts are recorded even without knobs
+   * (6.1): status shows them and why the cap is not there */
+  if (req->fake)
+    ok = do_mount (a, cxt, error);
+  else
+    ok = vsm_assessment_apply (a, &apply_options, do_mount, cxt, &state, error);
+  mnt_free_context (cxt);
+  if (!ok)
+    return FALSE;
+  note_knobs (notes, state);
+  syslog (LOG_INFO, "mounted %s on %s as %s, %s (class %s)", a->device->devnode, req->target,
+          fs_type, vsm_flush_mode_to_string (a->plan->flush_mode),
+          vsm_class_to_string (a->classification->klass));
+  return TRUE;
+}
+
+static gboolean
+disk_still_mounted (GUdevClient *client, const char *disk_syspath)
+{
+  g_autoptr (GPtrArray) mounts = vsm_mounts_for_disk (client, disk_syspath);
+  return mounts->len > 0;
+}
+
+static struct libmnt_context *
+umount_context (const VsmUmountRequest *req, GError **error)
+{
+  struct libmnt_context *cxt = mnt_new_context ();
+
+  if (cxt == NULL)
+    {
+      g_set_error_literal (error, VSM_MOUNT_ERROR, MNT_EX_SYSERR, _ ("out of memory"));
+      return NULL;
+    }
+  mnt_context_disable_helpers (cxt, TRUE);
+  mnt_context_set_target (cxt, req->target);
+  mnt_context_disable_mtab (cxt, req->nomtab);
+  mnt_context_enable_lazy (cxt, req->lazy);
+  mnt_context_enable_force (cxt, req->force);
+  mnt_context_enable_rdonly_umount (cxt, req->read_only);
+  if (req->namespace && mnt_context_set_target_ns (cxt, req->namespace) != 0)
+    {
+      mnt_free_context (cxt);
+      g_set_error (error, VSM_MOUNT_ERROR, MNT_EX_USAGE, _ ("cannot use namespace %s"),
+                   req->namespace);
+      return NULL;
+    }
+  return cxt;
+}
+
+/* how long it took and what was still unwritten, for status and syslog */
+static void
+record_unmount (GPtrArray *notes, const VsmUmountRequest *req, const VsmDevice *d,
+                const VsmDirtyInfo *dirty, double seconds)
+{
+  VsmUnmountRecord r = { d->bdi,
+                         (char *)req->target,
+                         g_get_real_time (),
+                         seconds,
+                         dirty->dirty_bytes + dirty->writeback_bytes,
+                         dirty->per_device };
+  g_autofree char *size = vsm_format_bytes (r.dirty_bytes);
+  g_autoptr (GError) error = NULL;
+
+  note (notes, _ ("unmounted %s in %.2f s; %s%s was still dirty or in writeback"), req->target,
+        seconds, dirty->per_device ? "" : _ ("at most "), size);
+  syslog (LOG_INFO, "unmounted %s (%s) in %.2f s, %s dirty%s", req->target, d->devnode, seconds,
+          size, dirty->per_device ? "" : " (system-wide figure)");
+  if (!vsm_history_append_unmount (&r, &error))
+    note (notes, "%s", error->message);
+}
+
+/* the knobs go back once no mount of the disk remains, when they were set
+ * for a mount (udev's stay for the next mount) */
+static gboolean
+restore_after_unmount (GUdevClient *client, const VsmDevice *d, GPtrArray *notes, GError **error)
+{
+  g_autoptr (VsmState) state = vsm_state_load (d->bdi, NULL);
+  g_autoptr (GPtrArray) report = NULL;
+
+  if (state == NULL)
+    return TRUE;
+  if (g_strcmp0 (state->source, "mount") != 0 || disk_still_mounted (client, d->disk_syspath))
+    {
+      note (notes, _ ("knobs kept: %s"),
+            g_strcmp0 (state->source, "mount") != 0 ? _ ("they were not applied for a mount")
+                                                    : _ ("another mount of the disk remains"));
+      return TRUE;
+    }
+  report = g_ptr_array_new_with_free_func (g_free);
+  if (!vsm_restore (d->bdi, 0, report, error))
+    {
+      g_prefix_error (error, _ ("unmounted, but restoring the knobs failed: "));
+      return FALSE;
+    }
+  for (guint i = 0; i < report->len; i++)
+    note (notes, "%s", (char *)g_ptr_array_index (report, i));
+  return TRUE;
+}
+
+gboolean
+vsm_umount_run (const VsmUmountRequest *req, GPtrArray *notes, GError **error)
+{
+  g_autoptr (GUdevClient) client = NULL;
+  g_autoptr (VsmDevice) d = NULL;
+  g_autoptr (GError) local = NULL;
+  struct libmnt_context *cxt;
+  VsmDirtyInfo dirty = { 0 };
+  char buf[BUFSIZ] = { 0 };
+  gint64 t0, t1;
+  int rc, excode;
+
+  g_return_val_if_fail (req != NULL, FALSE);
+  if (!need_root ("unmount", error) || (cxt = umount_context (req, error)) == NULL)
+    return FALSE;
+
+  /* the device behind the mount point, before it is gone */
+  client = g_udev_client_new (NULL);
+  d = vsm_device_new_from_spec (client, req->target, &local);
+  if (d == NULL)
+    note (notes, _ ("cannot tell the device of %s (%s); unmounting anyway"), req->target,
+          local->message);
+  else
+    vsm_dirty_info_read (d->bdi, &dirty);
+
+  t0 = g_get_monotonic_time ();
+  rc = mnt_context_umount (cxt);
+  t1 = g_get_monotonic_time ();
+  excode = mnt_context_get_excode (cxt, rc, buf, sizeof buf);
+  mnt_free_context (cxt);
+  if (excode != MNT_EX_SUCCESS)
+    {
+      g_set_error_literal (error, VSM_MOUNT_ERROR, excode, *buf ? buf : _ ("unmount failed"));
+      return FALSE;
+    }
+  if (d == NULL)
+    return TRUE;
+  record_unmount (notes, req, d, &dirty, (double)(t1 - t0) / 1e6);
+  return restore_after_unmount (client, d, notes, error);
+}
+
+/* one short option with a value: "-o VALUE" or "-oVALUE" */
+static const char *
+option_value (int argc, char **argv, int *i, const char *arg, char **message)
+{
+  if (arg[2] != '\0')
+    return arg + 2;
+  if (*i + 1 >= argc)
+    {
+      *message = g_strdup_printf (_ ("option %s needs a value"), arg);
+      return NULL;
+    }
+  return argv[++*i];
+}
+
+typedef struct
+{
+  const char *flags;  /* accepted flag letters */
+  const char *valued; /* letters that take a value */
+  guint n_paths;      /* positional arguments */
+} HelperSyntax;
+
+typedef void (*FlagFunc) (char flag, const char *value, gpointer data);
+
+static gboolean
+parse_helper_args (const HelperSyntax *syn, int argc, char **argv, const char **paths,
+                   FlagFunc func, gpointer data, char **message)
+{
+  guint n = 0;
+  gboolean only_paths = FALSE;
+
+  for (int i = 1; i < argc; i++)
+    {
+      const char *arg = argv[i];
+
+      if (only_paths || arg[0] != '-' || arg[1] == '\0')
+        {
+          if (n >= syn->n_paths)
+            {
+              *message = g_strdup_printf (_ ("unexpected argument '%s'"), arg);
+              return FALSE;
+            }
+          paths[n++] = arg;
+          continue;
+        }
+      if (g_str_equal (arg, "--"))
+        {
+          only_paths = TRUE;
+          continue;
+        }
+      if (strchr (syn->valued, arg[1]) != NULL)
+        {
+          const char *value = option_value (argc, argv, &i, arg, message);
+          if (value == NULL)
+            return FALSE;
+          func (arg[1], value, data);
+          continue;
+        }
+      for (const char *f = arg + 1; *f; f++)
+        {
+          if (strchr (syn->flags, *f) == NULL)
+            {
+              *message = g_strdup_printf (_ ("unknown option -%c"), *f);
+              return FALSE;
+            }
+          func (*f, NULL, data);
+        }
+    }
+  if (n != syn->n_paths)
+    {
+      *message = g_strdup (syn->n_paths == 2 ? _ ("a device and a mount point are needed")
+                                             : _ ("a mount point is needed"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+typedef struct
+{
+  VsmMountRequest *req;
+  gboolean *verbose;
+  GString *options;
+} MountParse;
+
+static void
+mount_flag (char flag, const char *value, gpointer data)
+{
+  MountParse *mp = data;
+
+  switch (flag)
+    {
+    case 's':
+      mp->req->sloppy = TRUE;
+      break;
+    case 'f':
+      mp->req->fake = TRUE;
+      break;
+    case 'n':
+      mp->req->nomtab = TRUE;
+      break;
+    case 'r':
+      mp->req->read_only = TRUE;
+      mp->req->read_write = FALSE;
+      break;
+    case 'w':
+      mp->req->read_write = TRUE;
+      mp->req->read_only = FALSE;
+      break;
+    case 'v':
+      *mp->verbose = TRUE;
+      break;
+    case 'N':
+      mp->req->namespace = value;
+      break;
+    case 't':
+      break; /* vfat-smart or vfat-smart.SUBTYPE: the real type comes from the device */
+    case 'o':
+      if (mp->options->len > 0)
+        g_string_append_c (mp->options, ',');
+      g_string_append (mp->options, value);
+      break;
+    default:
+      break;
+    }
+}
+
+gboolean
+vsm_mount_parse_args (int argc, char **argv, VsmMountRequest *req, gboolean *verbose,
+                      char **options, char **message)
+{
+  static const HelperSyntax syn = { "sfnrvw", "oNt", 2 };
+  const char *paths[2] = { NULL, NULL };
+  MountParse mp = { req, verbose, g_string_new (NULL) };
+  gboolean ok;
+
+  memset (req, 0, sizeof *req);
+  *verbose = FALSE;
+  *message = NULL;
+  ok = parse_helper_args (&syn, argc, argv, paths, mount_flag, &mp, message);
+  req->spec = paths[0];
+  req->target = paths[1];
+  *options = g_string_free (mp.options, !ok || mp.options->len == 0);
+  req->options = *options;
+  return ok;
+}
+
+typedef struct
+{
+  VsmUmountRequest *req;
+  gboolean *verbose;
+} UmountParse;
+
+static void
+umount_flag (char flag, const char *value, gpointer data)
+{
+  UmountParse *up = data;
+
+  switch (flag)
+    {
+    case 'f':
+      up->req->force = TRUE;
+      break;
+    case 'l':
+      up->req->lazy = TRUE;
+      break;
+    case 'n':
+      up->req->nomtab = TRUE;
+      break;
+    case 'r':
+      up->req->read_only = TRUE;
+      break;
+    case 'v':
+      *up->verbose = TRUE;
+      break;
+    case 'N':
+      up->req->namespace = value;
+      break;
+    default:
+      break;
+    }
+}
+
+gboolean
+vsm_umount_parse_args (int argc, char **argv, VsmUmountRequest *req, gboolean *verbose,
+                       char **message)
+{
+  static const HelperSyntax syn = { "flnrvi", "Nt", 1 };
+  const char *paths[1] = { NULL };
+  UmountParse up = { req, verbose };
+  gboolean ok;
+
+  memset (req, 0, sizeof *req);
+  *verbose = FALSE;
+  *message = NULL;
+  ok = parse_helper_args (&syn, argc, argv, paths, umount_flag, &up, message);
+  req->target = paths[0];
+  return ok;
+}

@@ -1,0 +1,393 @@
+/* test-apply.c - the apply transaction on a tree of our own (vsm-paths):
+ * write-ahead, rollback, interrupted applies, the vm.* knobs and their
+ * owners, the state lock. No root, no umockdev.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "vsm-apply.h"
+#include "vsm-classify.h"
+#include "vsm-kernel.h"
+#include "vsm-paths.h"
+#include "vsm-plan.h"
+#include "vsm-policy.h"
+#include "vsm-util.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct
+{
+  char *root;
+} Tree;
+
+static void
+put (const Tree *t, const char *rel, const char *value)
+{
+  g_autofree char *path = g_build_filename (t->root, rel, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, value, -1, NULL));
+}
+
+static char *
+get (const Tree *t, const char *rel)
+{
+  g_autofree char *path = g_build_filename (t->root, rel, NULL);
+  return vsm_read_attr (path, NULL);
+}
+
+#define assert_file(t, rel, value)                                                                 \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    g_autofree char *_v = get (t, rel);                                                            \
+    g_assert_cmpstr (_v, ==, value);                                                               \
+  }                                                                                                \
+  G_STMT_END
+
+/* a disk loopN at 7:N with 6.12's knobs (with_caps) or 6.1's */
+static void
+add_disk (const Tree *t, guint n, gboolean with_caps)
+{
+  g_autofree char *bdi = g_strdup_printf ("sys/class/bdi/7:%u", n);
+  g_autofree char *dev = g_strdup_printf ("sys/block/loop%u/dev", n);
+  g_autofree char *num = g_strdup_printf ("7:%u", n);
+  static const char *const knobs_61[][2] = { { "max_ratio", "100" }, { "min_ratio", "0" } };
+  static const char *const knobs_612[][2] = {
+    { "strict_limit", "0" },   { "max_bytes", "0" }, { "max_ratio_fine", "1000000" },
+    { "min_ratio_fine", "0" }, { "min_bytes", "0" },
+  };
+
+  put (t, dev, num);
+  for (gsize i = 0; i < G_N_ELEMENTS (knobs_61); i++)
+    {
+      g_autofree char *rel = g_build_filename (bdi, knobs_61[i][0], NULL);
+      put (t, rel, knobs_61[i][1]);
+    }
+  for (gsize i = 0; with_caps && i < G_N_ELEMENTS (knobs_612); i++)
+    {
+      g_autofree char *rel = g_build_filename (bdi, knobs_612[i][0], NULL);
+      put (t, rel, knobs_612[i][1]);
+    }
+}
+
+static void
+tree_setup (Tree *t, gconstpointer data)
+{
+  g_autofree char *sys = NULL, *proc = NULL, *debug = NULL, *state = NULL;
+
+  t->root = g_dir_make_tmp ("vsm-apply-XXXXXX", NULL);
+  sys = g_build_filename (t->root, "sys", NULL);
+  proc = g_build_filename (t->root, "proc", NULL);
+  debug = g_build_filename (t->root, "debug", NULL);
+  state = g_build_filename (t->root, "run", NULL);
+  vsm_paths_set_root (VSM_ROOT_SYSFS, sys);
+  vsm_paths_set_root (VSM_ROOT_PROCFS, proc);
+  vsm_paths_set_root (VSM_ROOT_DEBUGFS, debug);
+  vsm_paths_set_root (VSM_ROOT_STATE, state);
+  put (t, "proc/sys/vm/dirty_bytes", "0");
+  put (t, "proc/sys/vm/dirty_ratio", "20");
+  put (t, "proc/sys/vm/dirty_background_bytes", "0");
+  put (t, "proc/sys/vm/dirty_background_ratio", "10");
+  add_disk (t, 0, TRUE);
+  add_disk (t, 1, TRUE);
+  add_disk (t, 2, FALSE);
+  add_disk (t, 3, FALSE);
+  vsm_fault_reset ();
+}
+
+static void
+tree_teardown (Tree *t, gconstpointer data)
+{
+  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", t->root);
+  g_assert_cmpint (system (cmd), ==, 0);
+  for (guint r = 0; r < VSM_ROOT_LAST; r++)
+    vsm_paths_set_root (r, NULL);
+  g_unsetenv ("VFAT_SMART_FAIL_WRITE");
+  g_free (t->root);
+}
+
+static VsmDevice *
+device (guint n)
+{
+  VsmDevice *d = g_new0 (VsmDevice, 1);
+  d->bdi = g_strdup_printf ("7:%u", n);
+  d->disk_name = g_strdup_printf ("loop%u", n);
+  d->disk_node = g_strdup_printf ("/dev/loop%u", n);
+  d->devnode = g_strdup (d->disk_node);
+  d->disk_syspath = g_strdup_printf ("/sys/devices/virtual/block/loop%u", n);
+  d->fs_type = g_strdup ("vfat");
+  return d;
+}
+
+/* the plan for a stick on this disk's kernel (knobs read from the tree) */
+static VsmPlan *
+plan_for (const VsmDevice *d, VsmFlushMode mode, gboolean allow_global)
+{
+  g_autoptr (VsmClassification) c = vsm_classify (d);
+  g_autoptr (VsmPolicy) p = vsm_policy_new_default ();
+  g_autoptr (VsmKernel) k = vsm_kernel_probe (d->bdi, VSM_FLUSH_FIX_ABSENT);
+
+  c->klass = VSM_CLASS_USB_STICK;
+  p->flush_mode = mode;
+  p->allow_global_knobs = allow_global;
+  return vsm_plan_compute (d, c, p, k, NULL);
+}
+
+static const VsmApplyOptions options = { "test", 200 };
+
+static void
+test_apply_restore (Tree *t, gconstpointer data)
+{
+  g_autoptr (VsmDevice) d = device (0);
+  g_autoptr (VsmPlan) plan = plan_for (d, VSM_FLUSH_MODE_AUTO, FALSE);
+  g_autoptr (VsmState) s = NULL;
+  g_autoptr (GError) error = NULL;
+
+  s = vsm_apply (d, plan, &options, &error);
+  g_assert_no_error (error);
+  g_assert_false (s->pending);
+  assert_file (t, "sys/class/bdi/7:0/strict_limit", "1");
+  assert_file (t, "sys/class/bdi/7:0/max_bytes", "39845888");
+  g_assert_true (vsm_restore ("7:0", 0, NULL, &error));
+  g_assert_no_error (error);
+  assert_file (t, "sys/class/bdi/7:0/strict_limit", "0");
+  assert_file (t, "sys/class/bdi/7:0/max_ratio_fine", "1000000");
+  g_assert_false (vsm_restore ("7:0", 0, NULL, &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED);
+}
+
+/* the originals are on disk, marked pending, before the first write */
+static void
+test_write_ahead (Tree *t, gconstpointer data)
+{
+  g_autoptr (VsmDevice) d = device (0);
+  g_autoptr (VsmPlan) plan = plan_for (d, VSM_FLUSH_MODE_AUTO, FALSE);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmState) during = NULL;
+  g_autoptr (GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
+  VsmApply *txn;
+
+  txn = vsm_apply_begin (d, plan, &options, &error);
+  g_assert_no_error (error);
+  /* as a kill now would leave it */
+  {
+    g_autofree char *path = g_build_filename (t->root, "run", "7-0.state", NULL);
+    g_autofree char *text = NULL;
+    gsize len;
+    g_assert_true (g_file_get_contents (path, &text, &len, NULL));
+    during = vsm_state_from_data (text, len, &error);
+    g_assert_no_error (error);
+  }
+  g_assert_true (during->pending);
+  g_assert_cmpuint (during->knobs->len, ==, 2);
+  for (guint i = 0; i < during->knobs->len; i++)
+    {
+      VsmKnobRecord *r = g_ptr_array_index (during->knobs, i);
+      g_assert_cmpstr (r->original, ==, "0"); /* max_bytes and strict_limit */
+    }
+  g_assert_true (vsm_apply_abort (txn, report));
+  assert_file (t, "sys/class/bdi/7:0/strict_limit", "0");
+  assert_file (t, "sys/class/bdi/7:0/max_ratio_fine", "1000000");
+  g_assert_null (vsm_state_load ("7:0", NULL));
+}
+
+/* an apply killed between its writes: the next run puts the originals back
+ * (the kill itself is reproduced with strace in tests/host/test-loop.sh) */
+static void
+test_interrupted_apply_is_undone (Tree *t, gconstpointer data)
+{
+  g_autoptr (VsmDevice) d = device (0);
+  g_autoptr (VsmPlan) plan = plan_for (d, VSM_FLUSH_MODE_AUTO, FALSE);
+  g_autoptr (VsmState) s = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (t->root, "run", "7-0.state", NULL);
+  g_autofree char *text = NULL;
+  gsize len;
+
+  s = vsm_apply (d, plan, &options, &error);
+  g_assert_no_error (error);
+  /* make the record look interrupted: pending, knobs half written */
+  g_assert_true (g_file_get_contents (path, &text, &len, NULL));
+  g_clear_pointer (&s, vsm_state_free);
+  s = vsm_state_from_data (text, len, &error);
+  s->pending = TRUE;
+  g_assert_true (vsm_state_save (s, &error));
+  put (t, "sys/class/bdi/7:0/max_ratio_fine", "7995");
+
+  /* a second apply first undoes it, so the originals stay the kernel's */
+  g_clear_pointer (&s, vsm_state_free);
+  s = vsm_apply (d, plan, &options, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < s->knobs->len; i++)
+    {
+      VsmKnobRecord *r = g_ptr_array_index (s->knobs, i);
+      if (g_str_equal (r->name, "max_bytes"))
+        g_assert_cmpstr (r->restore_value, ==, "1000000");
+    }
+  g_assert_true (vsm_restore ("7:0", 0, NULL, &error));
+  assert_file (t, "sys/class/bdi/7:0/max_ratio_fine", "1000000");
+  assert_file (t, "sys/class/bdi/7:0/strict_limit", "0");
+}
+
+/* a failed write puts back what this transaction wrote, and the record */
+static void
+test_failure_keeps_previous (Tree *t, gconstpointer data)
+{
+  g_autoptr (VsmDevice) d = device (0);
+  g_autoptr (VsmPlan) capped = plan_for (d, VSM_FLUSH_MODE_AUTO, FALSE);
+  g_autoptr (VsmPlan) flush = plan_for (d, VSM_FLUSH_MODE_KERNEL_FLUSH, FALSE);
+  g_autoptr (VsmState) s = NULL, after = NULL;
+  g_autoptr (GError) error = NULL;
+
+  s = vsm_apply (d, capped, &options, &error);
+  g_assert_no_error (error);
+  /* the flush plan puts strict_limit and max_bytes back: fail the second */
+  g_setenv ("VFAT_SMART_FAIL_WRITE", "2", TRUE);
+  vsm_fault_reset ();
+  g_assert_null (vsm_apply (d, flush, &options, &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_APPLY);
+  g_assert_nonnull (strstr (error->message, "every knob was put back as it was"));
+  g_unsetenv ("VFAT_SMART_FAIL_WRITE");
+  g_clear_error (&error);
+  assert_file (t, "sys/class/bdi/7:0/strict_limit", "1");
+  assert_file (t, "sys/class/bdi/7:0/max_bytes", "39845888");
+  after = vsm_state_load ("7:0", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (after->flush_mode, ==, "dirty-cap");
+  g_assert_false (after->pending);
+}
+
+/* with no room for the record nothing is written at all */
+static void
+test_no_room_changes_nothing (Tree *t, gconstpointer data)
+{
+  g_autoptr (VsmDevice) d = device (0);
+  g_autoptr (VsmPlan) plan = plan_for (d, VSM_FLUSH_MODE_AUTO, FALSE);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *blocker = g_build_filename (t->root, "run", "7-0.state", NULL);
+  g_autofree char *inside = g_build_filename (blocker, "x", NULL);
+
+  /* a directory where the record goes: the write-ahead fails */
+  g_assert_cmpint (g_mkdir_with_parents (blocker, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (inside, "", -1, NULL));
+  g_assert_null (vsm_apply (d, plan, &options, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "nothing was changed"));
+  assert_file (t, "sys/class/bdi/7:0/strict_limit", "0");
+  assert_file (t, "sys/class/bdi/7:0/max_bytes", "0");
+}
+
+/* vm.* knobs on a kernel without per-device caps (allow-global-knobs) */
+static void
+test_global_knobs_and_owners (Tree *t, gconstpointer data)
+{
+  g_autoptr (VsmDevice) a = device (2);
+  g_autoptr (VsmDevice) b = device (3);
+  g_autoptr (VsmPlan) pa = plan_for (a, VSM_FLUSH_MODE_AUTO, TRUE);
+  g_autoptr (VsmPlan) pb = plan_for (b, VSM_FLUSH_MODE_AUTO, TRUE);
+  g_autoptr (VsmState) sa = NULL, sb = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmGlobalState) g = NULL;
+
+  g_assert_cmpstr (pa->cap_via, ==, "global");
+  sa = vsm_apply (a, pa, &options, &error);
+  g_assert_no_error (error);
+  g_assert_true (sa->uses_global);
+  assert_file (t, "proc/sys/vm/dirty_bytes", "39845888");
+  assert_file (t, "proc/sys/vm/dirty_background_bytes", "19922944");
+  sb = vsm_apply (b, pb, &options, &error);
+  g_assert_no_error (error);
+  g = vsm_global_state_load (&error);
+  g_assert_cmpuint (g->owners->len, ==, 2);
+
+  /* the first to go leaves them; the last puts them back (through the
+   * ratios, which were in charge) */
+  g_assert_true (vsm_restore ("7:2", 0, NULL, &error));
+  assert_file (t, "proc/sys/vm/dirty_bytes", "39845888");
+  put (t, "proc/sys/vm/dirty_ratio", "1"); /* a kernel zeroes the ratio when bytes are set */
+  g_assert_true (vsm_restore ("7:3", 0, NULL, &error));
+  g_assert_no_error (error);
+  assert_file (t, "proc/sys/vm/dirty_ratio", "20");
+  assert_file (t, "proc/sys/vm/dirty_background_ratio", "10");
+  g_clear_pointer (&g, vsm_global_state_free);
+  g = vsm_global_state_load (&error);
+  g_assert_cmpuint (g->owners->len, ==, 0);
+}
+
+/* an owner of the vm.* knobs without a record (a crash, a full /run) is
+ * dropped by restore --all, which then puts the knobs back */
+static void
+test_phantom_owner (Tree *t, gconstpointer data)
+{
+  g_autoptr (VsmDevice) a = device (2);
+  g_autoptr (VsmPlan) pa = plan_for (a, VSM_FLUSH_MODE_AUTO, TRUE);
+  g_autoptr (VsmState) sa = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
+
+  sa = vsm_apply (a, pa, &options, &error);
+  g_assert_no_error (error);
+  put (t, "proc/sys/vm/dirty_ratio", "0");
+  g_assert_true (vsm_state_remove ("7:2", &error));
+  g_assert_true (vsm_restore_all (report, &error));
+  g_assert_no_error (error);
+  assert_file (t, "proc/sys/vm/dirty_ratio", "20");
+}
+
+/* a record that cannot be trusted is reported, not hidden, and can be forgotten */
+static void
+test_corrupt_record_is_reported (Tree *t, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
+
+  put (t, "run/7-0.state", "[disk]\nbdi=7:0\nknobs=strict_limit;\n");
+  g_assert_cmpint (chmod (g_build_filename (t->root, "run", NULL), 0755), ==, 0);
+  g_assert_false (vsm_restore_all (report, &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+  g_assert_nonnull (strstr (error->message, "7-0.state"));
+  g_clear_error (&error);
+  g_assert_true (vsm_forget ("7:0", 0, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (vsm_restore_all (report, &error));
+}
+
+/* a held lock: a bounded wait, then BUSY, and nothing changed */
+static void
+test_lock_is_bounded (Tree *t, gconstpointer data)
+{
+  g_autoptr (VsmDevice) d = device (0);
+  g_autoptr (VsmPlan) plan = plan_for (d, VSM_FLUSH_MODE_AUTO, FALSE);
+  g_autoptr (GError) error = NULL;
+  int held = vsm_state_lock (0, &error);
+  gint64 t0;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (held, >=, 0);
+  t0 = g_get_monotonic_time ();
+  g_assert_null (vsm_apply (d, plan, &options, &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_BUSY);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 5 * G_USEC_PER_SEC);
+  assert_file (t, "sys/class/bdi/7:0/strict_limit", "0");
+  vsm_state_unlock (held);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+#define ADD(path, fn) g_test_add (path, Tree, NULL, tree_setup, fn, tree_teardown)
+  ADD ("/apply/apply-restore", test_apply_restore);
+  ADD ("/apply/write-ahead", test_write_ahead);
+  ADD ("/apply/interrupted-apply-is-undone", test_interrupted_apply_is_undone);
+  ADD ("/apply/failure-keeps-previous", test_failure_keeps_previous);
+  ADD ("/apply/no-room-changes-nothing", test_no_room_changes_nothing);
+  ADD ("/apply/global-knobs-and-owners", test_global_knobs_and_owners);
+  ADD ("/apply/phantom-owner", test_phantom_owner);
+  ADD ("/apply/corrupt-record-is-reported", test_corrupt_record_is_reported);
+  ADD ("/apply/lock-is-bounded", test_lock_is_bounded);
+  return g_test_run ();
+}
