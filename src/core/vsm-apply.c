@@ -294,19 +294,23 @@ write_ahead (VsmApply *txn, GError **error)
   return TRUE;
 }
 
-/* Writes value to path, remembering what was there. */
+/* Writes value to path, remembering first how to put back what is there
+ * (knob: its name, for a knob that reads back relative to the threshold). */
 static gboolean
-write_undoable (VsmApply *txn, const char *path, const char *value, GError **error)
+write_undoable (VsmApply *txn, const char *bdi, const char *knob, const char *path,
+                const char *value, GError **error)
 {
   Undo *u = g_new0 (Undo, 1);
+  gboolean ok = knob ? vsm_knob_read_for_restore (bdi, knob, NULL, &u->path, &u->value, error)
+                     : (u->value = vsm_read_attr (path, error)) != NULL;
 
-  u->value = vsm_read_attr (path, error);
-  if (u->value == NULL)
+  if (!ok)
     {
-      g_free (u);
+      undo_free (u);
       return FALSE;
     }
-  u->path = g_strdup (path);
+  if (u->path == NULL)
+    u->path = g_strdup (path);
   g_ptr_array_add (txn->undo, u);
   return vsm_write_attr (path, value, error);
 }
@@ -316,7 +320,7 @@ write_and_verify (VsmApply *txn, VsmKnobRecord *r, const char *value, GError **e
 {
   g_autoptr (GError) local = NULL;
 
-  if (!write_undoable (txn, r->path, value, error))
+  if (!write_undoable (txn, txn->next->bdi, r->name, r->path, value, error))
     return FALSE;
   g_free (r->applied);
   g_free (r->readback);
@@ -339,7 +343,7 @@ write_knobs (VsmApply *txn, const VsmPlan *plan, GError **error)
     {
       VsmKnobRecord *r = find_record (txn->next->knobs, g_ptr_array_index (txn->unset, i));
       g_assert (r != NULL);
-      if (!write_undoable (txn, r->restore_path, r->restore_value, error))
+      if (!write_undoable (txn, NULL, NULL, r->restore_path, r->restore_value, error))
         return FALSE;
     }
   for (guint i = 0; i < plan->knobs->len; i++)

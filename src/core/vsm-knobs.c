@@ -104,25 +104,45 @@ restore_target (const VsmKnobSpec *spec, const char *bdi, const char *current)
 }
 
 gboolean
-vsm_knob_record_read (VsmKnobRecord *r, const char *bdi, GError **error)
+vsm_knob_read_for_restore (const char *bdi, const char *name, char **value, char **restore_path,
+                           char **restore_value, GError **error)
 {
-  const VsmKnobSpec *spec = vsm_knob_spec_lookup (r->name);
+  const VsmKnobSpec *spec = vsm_knob_spec_lookup (name);
+  g_autofree char *path = vsm_knob_path (bdi, name);
+  g_autofree char *current = NULL;
   const char *target;
 
-  g_return_val_if_fail (r != NULL && r->name != NULL, FALSE);
-  if (spec == NULL || (r->path = vsm_knob_path (bdi, r->name)) == NULL)
+  if (spec == NULL || path == NULL)
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT, _ ("unknown knob '%s'"), r->name);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT, _ ("unknown knob '%s'"), name);
       return FALSE;
     }
-  r->original = vsm_read_attr (r->path, error);
-  if (r->original == NULL)
+  current = vsm_read_attr (path, error);
+  if (current == NULL)
     return FALSE;
-  target = restore_target (spec, bdi, r->original);
-  r->restore_path = vsm_knob_path (bdi, target);
-  r->restore_value =
-    g_str_equal (target, r->name) ? g_strdup (r->original) : vsm_read_attr (r->restore_path, error);
-  return r->restore_value != NULL;
+  target = restore_target (spec, bdi, current);
+  *restore_path = vsm_knob_path (bdi, target);
+  *restore_value =
+    g_str_equal (target, name) ? g_strdup (current) : vsm_read_attr (*restore_path, error);
+  if (*restore_value == NULL)
+    {
+      g_clear_pointer (restore_path, g_free);
+      return FALSE;
+    }
+  if (value)
+    *value = g_steal_pointer (&current);
+  return TRUE;
+}
+
+gboolean
+vsm_knob_record_read (VsmKnobRecord *r, const char *bdi, GError **error)
+{
+  g_return_val_if_fail (r != NULL && r->name != NULL, FALSE);
+  if (!vsm_knob_read_for_restore (bdi, r->name, &r->original, &r->restore_path, &r->restore_value,
+                                  error))
+    return FALSE;
+  r->path = vsm_knob_path (bdi, r->name);
+  return TRUE;
 }
 
 static gboolean

@@ -31,6 +31,11 @@ gboolean vsm_bdi_is_valid (const char *bdi);
  * 256 KiB: they move with free memory and with vm.dirty_*). */
 gboolean vsm_knob_value_matches (const char *name, const char *applied, const char *readback);
 
+/* What puts knob name back as it is now: its value, and where and what to
+ * write (relative knobs go back through the ratio they are stored as). */
+gboolean vsm_knob_read_for_restore (const char *bdi, const char *name, char **value,
+                                    char **restore_path, char **restore_value, GError **error);
+
 /* Fills record->path, ->original, ->restore_path, ->restore_value from the
  * kernel, before the knob is first written. */
 gboolean vsm_knob_record_read (VsmKnobRecord *record, const char *bdi, GError **error);
