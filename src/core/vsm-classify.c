@@ -105,12 +105,28 @@ text_has_any (const char *text, const char *const *needles)
   return FALSE;
 }
 
-static gboolean
-device_strings_have (const VsmDevice *d, const char *const *needles)
+/* the device's own string that holds one of needles, or NULL */
+static const char *
+device_string_with (const VsmDevice *d, const char *const *needles)
 {
-  return text_has_any (d->model, needles) || text_has_any (d->vendor, needles) ||
-         (d->usb && (text_has_any (d->usb->product, needles) ||
-                     text_has_any (d->usb->manufacturer, needles)));
+  const char *texts[] = { d->model, d->vendor, d->usb ? d->usb->product : NULL,
+                          d->usb ? d->usb->manufacturer : NULL };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (texts); i++)
+    if (text_has_any (texts[i], needles))
+      return texts[i];
+  return NULL;
+}
+
+/* what told us: the device's own words, else the known vendor's name */
+static const char *
+who_says (const VsmDevice *d, const char *const *needles, const VendorHint *hint, VsmClass klass)
+{
+  const char *own = device_string_with (d, needles);
+
+  if (own != NULL)
+    return own;
+  return hint && hint->hint == klass ? hint->who : NULL;
 }
 
 static const char *const reader_words[] = {
@@ -127,6 +143,7 @@ classify_usb (const VsmDevice *d, VsmClassification *c)
   const VendorHint *hint = find_vendor_hint (d->usb);
   g_autofree char *size = g_format_size (d->size_bytes);
   gboolean uas = d->transport == VSM_TRANSPORT_UAS;
+  const char *who;
 
   reason (c, _ ("USB mass storage on the %s driver at %u Mb/s"),
           d->usb && d->usb->driver ? d->usb->driver : _ ("(no)"), d->usb ? d->usb->speed_mbps : 0);
@@ -140,21 +157,19 @@ classify_usb (const VsmDevice *d, VsmClassification *c)
               MAX (d->n_luns, (guint)d->lun + 1), MAX (d->lun, 0));
       return;
     }
-  if (device_strings_have (d, reader_words) || (hint && hint->hint == VSM_CLASS_CARD_READER))
+  if ((who = who_says (d, reader_words, hint, VSM_CLASS_CARD_READER)) != NULL)
     {
       c->klass = VSM_CLASS_CARD_READER;
       c->confidence = 80;
-      reason (c, _ ("the device names itself a card reader (%s)"),
-              hint ? hint->who : (d->model ? d->model : "model string"));
+      reason (c, _ ("the device names itself a card reader (%s)"), who);
       return;
     }
 
-  if (device_strings_have (d, ssd_words) || (hint && hint->hint == VSM_CLASS_USB_SSD))
+  if ((who = who_says (d, ssd_words, hint, VSM_CLASS_USB_SSD)) != NULL)
     {
       c->klass = VSM_CLASS_USB_SSD;
       c->confidence = uas && !d->rotational ? 90 : 70;
-      reason (c, _ ("the device names itself an SSD (%s)"),
-              hint ? hint->who : (d->model ? d->model : "model string"));
+      reason (c, _ ("the device names itself an SSD (%s)"), who);
       return;
     }
 

@@ -60,7 +60,7 @@ knob() { cat /sys/class/bdi/"$bdi"/"$1"; }
 orig_strict=$(knob strict_limit)
 orig_ratio=$(knob max_ratio_fine)
 
-echo "1..33"
+echo "1..35"
 
 # --- classify / plan: the partition resolves to its disk
 out=$("$VS" classify --json "$part")
@@ -71,6 +71,11 @@ check "classify: filesystem from libblkid" [ "$(echo "$out" | json 'd["filesyste
 out=$("$VS" plan --json "$part")
 check "plan: an internal disk is left alone" [ "$(echo "$out" | json 'd["managed"], d["knobs"]')" = "False {}" ]
 
+printf "[org/vfatsmart]\nclass-flush-modes={'nonsense': 'off'}\n" > "$keyfile"
+"$VS" apply "$part" > /dev/null 2> "$work/err"; rc=$?
+check "apply on an internal disk: exit 9 with the plan's reason, not a policy warning" \
+  [ $rc = 9 ] && grep -q 'left alone: internal disks are left alone' "$work/err"
+rm -f "$keyfile"
 out=$("$VS" plan --json --class usb-stick "$part")
 cap=$(echo "$out" | json 'd["knobs"]["max_bytes"]')
 check "plan --class usb-stick: dirty-cap with max_bytes and strict_limit" \
@@ -149,6 +154,10 @@ check "... the knobs it set are put back, no state left" \
 out=$("$MH" "$part" "$work/target" -f -v -o x-vfat-smart.class=usb-stick); rc=$?
 check "mount.vfat-smart -f -v: exit 0, says what it would do, changes nothing" \
   [ $rc = 0 -a "$(knob strict_limit)" = "$orig_strict" ] && grep -q 'mount -t vfat -o shortname=mixed,utf8=1,showexec' <<< "$out"
+conf=$("$VS" classify --json "$part" | json 'd["confidence"]')
+out=$("$MH" "$part" "$work/target" -f -v -o flush); rc=$?
+check "mount.vfat-smart -f -v -o flush keeps the detected confidence ($conf %)" \
+  [ $rc = 0 ] && grep -q "(confidence $conf%)" <<< "$out"
 "$MH" /dev/no-such-disk "$work/target" 2>/dev/null; rc1=$?
 "$MH" "$part" 2>/dev/null; rc2=$?
 env -u VFAT_SMART_STATE_DIR setpriv --reuid=65534 --regid=65534 --clear-groups "$MH" "$part" "$work/target" 2>/dev/null; rc3=$?

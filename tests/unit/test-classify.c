@@ -137,6 +137,27 @@ test_class_names (void)
   g_assert_false (vsm_class_from_string (NULL, &(VsmClass){ 0 }));
 }
 
+/* the reason names what told: the model's own words, not the vendor's hint */
+static void
+test_classify_names_the_model (void)
+{
+  const ClassCase ssd = { "sandisk-ssd", VSM_TRANSPORT_UAS, "uas", "0781", "55ae", 10000, FALSE,
+                          FALSE, 1000 * GiB, "Extreme Portable SSD", 0, 1, FALSE, 1,
+                          VSM_CLASS_USB_SSD };
+  g_autoptr (VsmDevice) d = device_from_case (&ssd);
+  g_autoptr (VsmClassification) cls = vsm_classify (d);
+  gboolean named = FALSE;
+
+  g_assert_cmpint (cls->klass, ==, VSM_CLASS_USB_SSD);
+  for (guint i = 0; i < cls->reasons->len; i++)
+    {
+      const char *r = g_ptr_array_index (cls->reasons, i);
+      named |= strstr (r, "(Extreme Portable SSD)") != NULL;
+      g_assert_null (strstr (r, "SSD (SanDisk)"));
+    }
+  g_assert_true (named);
+}
+
 static VsmKernel *
 fake_kernel (gboolean caps, VsmFlushFix fix)
 {
@@ -303,6 +324,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/classify/names", test_class_names);
+  g_test_add_func ("/classify/reason-names-the-model", test_classify_names_the_model);
   for (gsize i = 0; i < G_N_ELEMENTS (class_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/classify/table/%s", class_cases[i].name);
