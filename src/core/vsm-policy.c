@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vsm-policy.h"
+#include "vsm-policy-keys.h"
 #include "vsm-util.h"
 
 #include <glib/gi18n.h>
@@ -33,24 +34,6 @@ vsm_policy_free (VsmPolicy *p)
   g_free (p);
 }
 
-VsmPolicy *
-vsm_policy_new_default (void)
-{
-  VsmPolicy *p = g_new0 (VsmPolicy, 1);
-
-  p->enabled = TRUE;
-  p->flush_mode = VSM_FLUSH_MODE_AUTO;
-  p->max_dirty_seconds = 2.0;
-  p->cap_min_bytes = 8 * 1024 * 1024;
-  p->cap_max_bytes = 256 * 1024 * 1024;
-  p->kernel_flush_fix = VSM_FLUSH_FIX_UNKNOWN;
-  p->allow_global_knobs = FALSE;
-  p->ignore_devices = g_new0 (char *, 1);
-  p->problems = g_ptr_array_new_with_free_func (g_free);
-  p->source = g_strdup ("built-in defaults");
-  return p;
-}
-
 G_GNUC_PRINTF (2, 3)
 static gboolean
 problem (VsmPolicy *p, const char *format, ...)
@@ -60,14 +43,6 @@ problem (VsmPolicy *p, const char *format, ...)
   g_ptr_array_add (p->problems, g_strdup_vprintf (format, args));
   va_end (args);
   return FALSE;
-}
-
-static gboolean
-type_is (VsmPolicy *p, const char *key, GVariant *value, const char *type)
-{
-  if (value != NULL && g_variant_is_of_type (value, G_VARIANT_TYPE (type)))
-    return TRUE;
-  return problem (p, _ ("%s: expected a value of type %s, ignored"), key, type);
 }
 
 static gboolean
@@ -120,97 +95,158 @@ set_class_bandwidth (VsmPolicy *p, GVariant *value)
   return ok;
 }
 
+static const VsmPolicyKey *
+find_key (const char *name)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (vsm_policy_keys); i++)
+    if (g_str_equal (vsm_policy_keys[i].name, name))
+      return &vsm_policy_keys[i];
+  return NULL;
+}
+
+/* the schema's type and range, for values that did not come through it */
+static gboolean
+check_schema (VsmPolicy *p, const VsmPolicyKey *k, GVariant *value)
+{
+  const GVariantType *type = G_VARIANT_TYPE (k->type);
+  g_autoptr (GVariant) lo = NULL, hi = NULL;
+
+  if (value == NULL || !g_variant_is_of_type (value, type))
+    return problem (p, _ ("%s: expected a value of type %s, ignored"), k->name, k->type);
+  if (k->min == NULL)
+    return TRUE;
+  lo = g_variant_parse (type, k->min, NULL, NULL, NULL);
+  hi = g_variant_parse (type, k->max, NULL, NULL, NULL);
+  g_assert (lo != NULL && hi != NULL);
+  if (g_variant_compare (value, lo) >= 0 && g_variant_compare (value, hi) <= 0 &&
+      (!g_variant_is_of_type (value, G_VARIANT_TYPE_DOUBLE) ||
+       isfinite (g_variant_get_double (value))))
+    return TRUE;
+  {
+    g_autofree char *text = g_variant_print (value, FALSE);
+    return problem (p, _ ("%s: %s is outside %s..%s, ignored"), k->name, text, k->min, k->max);
+  }
+}
+
+static gboolean
+set_enabled (VsmPolicy *p, GVariant *v)
+{
+  p->enabled = g_variant_get_boolean (v);
+  return TRUE;
+}
+
+static gboolean
+set_flush_mode (VsmPolicy *p, GVariant *v)
+{
+  const char *name = g_variant_get_string (v, NULL);
+
+  if (!vsm_flush_mode_from_string (name, &p->flush_mode))
+    return problem (p, _ ("flush-mode: '%s' is not a flush mode, using '%s'"), name,
+                    vsm_flush_mode_to_string (p->flush_mode));
+  return TRUE;
+}
+
+static gboolean
+set_max_dirty_seconds (VsmPolicy *p, GVariant *v)
+{
+  p->max_dirty_seconds = g_variant_get_double (v);
+  return TRUE;
+}
+
+static gboolean
+set_cap_min (VsmPolicy *p, GVariant *v)
+{
+  p->cap_min_bytes = g_variant_get_uint64 (v);
+  return TRUE;
+}
+
+static gboolean
+set_cap_max (VsmPolicy *p, GVariant *v)
+{
+  p->cap_max_bytes = g_variant_get_uint64 (v);
+  return TRUE;
+}
+
+static gboolean
+set_flush_fix (VsmPolicy *p, GVariant *v)
+{
+  static const VsmFlushFix fixes[] = { [VSM_FLUSH_FIX_SETTING_AUTO] = VSM_FLUSH_FIX_UNKNOWN,
+                                       [VSM_FLUSH_FIX_SETTING_PRESENT] = VSM_FLUSH_FIX_PRESENT,
+                                       [VSM_FLUSH_FIX_SETTING_ABSENT] = VSM_FLUSH_FIX_ABSENT };
+  const char *name = g_variant_get_string (v, NULL);
+  int setting;
+
+  if (!vsm_enum_from_nick (VSM_TYPE_FLUSH_FIX_SETTING, name, &setting))
+    return problem (p, _ ("kernel-flush-fix: '%s' is not auto, present or absent, ignored"), name);
+  p->kernel_flush_fix = fixes[setting];
+  return TRUE;
+}
+
+static gboolean
+set_allow_global (VsmPolicy *p, GVariant *v)
+{
+  p->allow_global_knobs = g_variant_get_boolean (v);
+  return TRUE;
+}
+
+static gboolean
+set_ignore_devices (VsmPolicy *p, GVariant *v)
+{
+  g_strfreev (p->ignore_devices);
+  p->ignore_devices = g_variant_dup_strv (v, NULL);
+  return TRUE;
+}
+
+static const struct
+{
+  const char *key;
+  gboolean (*set) (VsmPolicy *p, GVariant *v);
+} setters[] = {
+  { "enabled", set_enabled },
+  { "flush-mode", set_flush_mode },
+  { "max-dirty-seconds", set_max_dirty_seconds },
+  { "dirty-cap-min-bytes", set_cap_min },
+  { "dirty-cap-max-bytes", set_cap_max },
+  { "class-flush-modes", set_class_modes },
+  { "class-bandwidth", set_class_bandwidth },
+  { "kernel-flush-fix", set_flush_fix },
+  { "allow-global-knobs", set_allow_global },
+  { "ignore-devices", set_ignore_devices },
+};
+
 gboolean
 vsm_policy_set (VsmPolicy *p, const char *key, GVariant *value)
 {
-  if (g_str_equal (key, "enabled"))
+  const VsmPolicyKey *k = find_key (key);
+
+  g_return_val_if_fail (p != NULL && key != NULL, FALSE);
+  if (k == NULL)
+    return problem (p, _ ("unknown policy key '%s', ignored"), key);
+  if (!check_schema (p, k, value))
+    return FALSE;
+  for (gsize i = 0; i < G_N_ELEMENTS (setters); i++)
+    if (g_str_equal (setters[i].key, key))
+      return setters[i].set (p, value);
+  g_assert_not_reached ();
+}
+
+VsmPolicy *
+vsm_policy_new_default (void)
+{
+  VsmPolicy *p = g_new0 (VsmPolicy, 1);
+
+  p->problems = g_ptr_array_new_with_free_func (g_free);
+  p->ignore_devices = g_new0 (char *, 1);
+  for (gsize i = 0; i < G_N_ELEMENTS (vsm_policy_keys); i++)
     {
-      if (!type_is (p, key, value, "b"))
-        return FALSE;
-      p->enabled = g_variant_get_boolean (value);
+      const VsmPolicyKey *k = &vsm_policy_keys[i];
+      g_autoptr (GVariant) v = g_variant_ref_sink (
+        g_variant_parse (G_VARIANT_TYPE (k->type), k->default_value, NULL, NULL, NULL));
+      gboolean ok = vsm_policy_set (p, k->name, v);
+      g_assert (ok);
     }
-  else if (g_str_equal (key, "flush-mode"))
-    {
-      VsmFlushMode m;
-      if (!type_is (p, key, value, "s"))
-        return FALSE;
-      if (!vsm_flush_mode_from_string (g_variant_get_string (value, NULL), &m))
-        return problem (p, _ ("flush-mode: '%s' is not a flush mode, using '%s'"),
-                        g_variant_get_string (value, NULL),
-                        vsm_flush_mode_to_string (p->flush_mode));
-      p->flush_mode = m;
-    }
-  else if (g_str_equal (key, "max-dirty-seconds"))
-    {
-      double s;
-      if (!type_is (p, key, value, "d"))
-        return FALSE;
-      s = g_variant_get_double (value);
-      if (!isfinite (s) || s < 0.25 || s > 60)
-        return problem (p, _ ("max-dirty-seconds: %g is outside 0.25..60, using %g"), s,
-                        p->max_dirty_seconds);
-      p->max_dirty_seconds = s;
-    }
-  else if (g_str_equal (key, "dirty-cap-min-bytes") || g_str_equal (key, "dirty-cap-max-bytes"))
-    {
-      gboolean is_min = g_str_equal (key, "dirty-cap-min-bytes");
-      guint64 v, lo = 1024 * 1024,
-                 hi = is_min ? G_GUINT64_CONSTANT (4) << 30 : G_GUINT64_CONSTANT (16) << 30;
-      if (!type_is (p, key, value, "t"))
-        return FALSE;
-      v = g_variant_get_uint64 (value);
-      if (v < lo || v > hi)
-        return problem (p, _ ("%s: %" G_GUINT64_FORMAT " is out of range, ignored"), key, v);
-      if (is_min)
-        p->cap_min_bytes = v;
-      else
-        p->cap_max_bytes = v;
-    }
-  else if (g_str_equal (key, "class-flush-modes"))
-    {
-      if (!type_is (p, key, value, "a{ss}"))
-        return FALSE;
-      return set_class_modes (p, value);
-    }
-  else if (g_str_equal (key, "class-bandwidth"))
-    {
-      if (!type_is (p, key, value, "a{st}"))
-        return FALSE;
-      return set_class_bandwidth (p, value);
-    }
-  else if (g_str_equal (key, "kernel-flush-fix"))
-    {
-      const char *v;
-      if (!type_is (p, key, value, "s"))
-        return FALSE;
-      v = g_variant_get_string (value, NULL);
-      if (g_str_equal (v, "auto"))
-        p->kernel_flush_fix = VSM_FLUSH_FIX_UNKNOWN;
-      else if (g_str_equal (v, "present"))
-        p->kernel_flush_fix = VSM_FLUSH_FIX_PRESENT;
-      else if (g_str_equal (v, "absent"))
-        p->kernel_flush_fix = VSM_FLUSH_FIX_ABSENT;
-      else
-        return problem (p, _ ("kernel-flush-fix: '%s' is not auto, present or absent, ignored"), v);
-    }
-  else if (g_str_equal (key, "allow-global-knobs"))
-    {
-      if (!type_is (p, key, value, "b"))
-        return FALSE;
-      p->allow_global_knobs = g_variant_get_boolean (value);
-    }
-  else if (g_str_equal (key, "ignore-devices"))
-    {
-      if (!type_is (p, key, value, "as"))
-        return FALSE;
-      g_strfreev (p->ignore_devices);
-      p->ignore_devices = g_variant_dup_strv (value, NULL);
-    }
-  else
-    {
-      return problem (p, _ ("unknown policy key '%s', ignored"), key);
-    }
-  return TRUE;
+  p->source = g_strdup ("built-in defaults");
+  return p;
 }
 
 void
@@ -224,27 +260,15 @@ vsm_policy_validate (VsmPolicy *p)
     }
 }
 
-static const char *const policy_keys[] = { "enabled",
-                                           "flush-mode",
-                                           "max-dirty-seconds",
-                                           "dirty-cap-min-bytes",
-                                           "dirty-cap-max-bytes",
-                                           "class-flush-modes",
-                                           "class-bandwidth",
-                                           "kernel-flush-fix",
-                                           "allow-global-knobs",
-                                           "ignore-devices",
-                                           NULL };
-
 VsmPolicy *
 vsm_policy_load_from_settings (GSettings *settings)
 {
   VsmPolicy *p = vsm_policy_new_default ();
 
-  for (const char *const *k = policy_keys; *k != NULL; k++)
+  for (gsize i = 0; i < G_N_ELEMENTS (vsm_policy_keys); i++)
     {
-      g_autoptr (GVariant) v = g_settings_get_value (settings, *k);
-      vsm_policy_set (p, *k, v);
+      g_autoptr (GVariant) v = g_settings_get_value (settings, vsm_policy_keys[i].name);
+      vsm_policy_set (p, vsm_policy_keys[i].name, v);
     }
 
   vsm_policy_validate (p);

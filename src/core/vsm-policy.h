@@ -21,6 +21,14 @@ typedef enum
   VSM_FLUSH_MODE_LAST, /*< skip >*/
 } VsmFlushMode;
 
+/* the kernel-flush-fix key: the detection (auto) or what an admin knows */
+typedef enum
+{
+  VSM_FLUSH_FIX_SETTING_AUTO,
+  VSM_FLUSH_FIX_SETTING_PRESENT,
+  VSM_FLUSH_FIX_SETTING_ABSENT,
+} VsmFlushFixSetting;
+
 const char *vsm_flush_mode_to_string (VsmFlushMode mode);
 gboolean vsm_flush_mode_from_string (const char *text, VsmFlushMode *out);
 

@@ -141,8 +141,20 @@ test_class_names (void)
 static void
 test_classify_names_the_model (void)
 {
-  const ClassCase ssd = { "sandisk-ssd", VSM_TRANSPORT_UAS, "uas", "0781", "55ae", 10000, FALSE,
-                          FALSE, 1000 * GiB, "Extreme Portable SSD", 0, 1, FALSE, 1,
+  const ClassCase ssd = { "sandisk-ssd",
+                          VSM_TRANSPORT_UAS,
+                          "uas",
+                          "0781",
+                          "55ae",
+                          10000,
+                          FALSE,
+                          FALSE,
+                          1000 * GiB,
+                          "Extreme Portable SSD",
+                          0,
+                          1,
+                          FALSE,
+                          1,
                           VSM_CLASS_USB_SSD };
   g_autoptr (VsmDevice) d = device_from_case (&ssd);
   g_autoptr (VsmClassification) cls = vsm_classify (d);

@@ -472,6 +472,18 @@ test_policy_gsettings (void)
 
   p = vsm_policy_load_from_settings (settings);
   g_assert_cmpuint (p->problems->len, ==, 0);
+  /* the built-in defaults are the schema's (generated from it) */
+  {
+    g_autoptr (VsmPolicy) builtin = vsm_policy_new_default ();
+    g_assert_cmpuint (builtin->problems->len, ==, 0);
+    g_assert_cmpint (builtin->enabled, ==, p->enabled);
+    g_assert_cmpint (builtin->flush_mode, ==, p->flush_mode);
+    g_assert_cmpfloat (builtin->max_dirty_seconds, ==, p->max_dirty_seconds);
+    g_assert_cmpuint (builtin->cap_min_bytes, ==, p->cap_min_bytes);
+    g_assert_cmpuint (builtin->cap_max_bytes, ==, p->cap_max_bytes);
+    g_assert_cmpint (builtin->kernel_flush_fix, ==, p->kernel_flush_fix);
+    g_assert_cmpint (builtin->allow_global_knobs, ==, p->allow_global_knobs);
+  }
   g_assert_true (p->enabled);
   g_assert_cmpint (p->flush_mode, ==, VSM_FLUSH_MODE_AUTO);
   g_assert_cmpuint (p->cap_max_bytes, ==, 256 * 1024 * 1024);
