@@ -91,6 +91,19 @@ find_vendor_hint (const VsmUsbInfo *usb)
   return NULL;
 }
 
+G_GNUC_PRINTF (4, 5)
+static void
+decide (VsmClassification *c, VsmClass klass, guint confidence, const char *format, ...)
+{
+  va_list args;
+
+  c->klass = klass;
+  c->confidence = confidence;
+  va_start (args, format);
+  g_ptr_array_add (c->reasons, g_strdup_vprintf (format, args));
+  va_end (args);
+}
+
 static gboolean
 text_has_any (const char *text, const char *const *needles)
 {
@@ -137,115 +150,95 @@ static const char *const ssd_words[] = { "ssd", "solid state", "nvme", NULL };
 
 #define GB (G_GUINT64_CONSTANT (1000) * 1000 * 1000)
 
+/* Card readers and SSDs by what the device says of itself, first: several
+ * LUNs, reader words, SSD words, or a known vendor. */
+static gboolean
+classify_by_name (const VsmDevice *d, const VendorHint *hint, VsmClassification *c)
+{
+  gboolean uas = d->transport == VSM_TRANSPORT_UAS;
+  const char *who;
+
+  if (d->n_luns > 1 || d->lun > 0)
+    {
+      decide (c, VSM_CLASS_CARD_READER, 85,
+              _ ("%u disks share one USB interface (LUN %d): a multi-slot card reader"),
+              MAX (d->n_luns, (guint)d->lun + 1), MAX (d->lun, 0));
+      return TRUE;
+    }
+  if ((who = who_says (d, reader_words, hint, VSM_CLASS_CARD_READER)) != NULL)
+    {
+      decide (c, VSM_CLASS_CARD_READER, 80, _ ("the device names itself a card reader (%s)"), who);
+      return TRUE;
+    }
+  if ((who = who_says (d, ssd_words, hint, VSM_CLASS_USB_SSD)) != NULL)
+    {
+      decide (c, VSM_CLASS_USB_SSD, uas && !d->rotational ? 90 : 70,
+              _ ("the device names itself an SSD (%s)"), who);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* UAS reports the medium truthfully. */
+static void
+classify_uas (const VsmDevice *d, VsmClassification *c)
+{
+  if (d->rotational)
+    decide (c, VSM_CLASS_USB_HDD, 85, _ ("UAS reports a rotating medium"));
+  else if (d->removable)
+    decide (c, VSM_CLASS_USB_STICK_UAS, 75,
+            _ ("UAS reports non-rotational media and the removable flag: a fast flash stick"));
+  else
+    decide (c, VSM_CLASS_USB_SSD, 85,
+            _ ("UAS reports a non-rotational, non-removable medium: an SSD"));
+}
+
+/* usb-storage (Bulk-Only): queue/rotational is 1 for nearly everything,
+ * flash sticks included, so it says nothing on its own. */
+static void
+classify_bot (const VsmDevice *d, const VendorHint *hint, VsmClassification *c)
+{
+  g_autofree char *size = g_format_size (d->size_bytes);
+  gboolean stick_vendor = hint && hint->hint == VSM_CLASS_USB_STICK;
+
+  reason (c, _ ("usb-storage reports rotational=%d for flash too; not used on its own"),
+          d->rotational ? 1 : 0);
+  if (d->removable)
+    {
+      decide (c, VSM_CLASS_USB_STICK, stick_vendor ? 90 : 80,
+              _ ("removable medium flag set, as flash sticks report it"));
+      if (stick_vendor)
+        reason (c, _ ("vendor %s makes flash sticks"), hint->who);
+    }
+  else if (hint && hint->hint == VSM_CLASS_USB_HDD)
+    decide (c, VSM_CLASS_USB_HDD, 65, _ ("not removable and made by %s"), hint->who);
+  else if (stick_vendor)
+    decide (c, VSM_CLASS_USB_STICK, 60, _ ("not removable, but vendor %s makes flash sticks"),
+            hint->who);
+  else if (d->size_bytes >= 320 * GB && d->rotational)
+    decide (c, VSM_CLASS_USB_HDD, 50,
+            _ ("a non-removable Bulk-Only enclosure of %s: most likely a hard disk"), size);
+  else if (d->size_bytes > 0 && d->size_bytes <= 256 * GB)
+    decide (c, VSM_CLASS_USB_STICK, 45,
+            _ ("not removable, but only %s on Bulk-Only: most likely a flash stick"), size);
+  else
+    decide (c, VSM_CLASS_UNKNOWN, 30,
+            _ ("a non-removable Bulk-Only device of %s: the medium cannot be told"), size);
+}
+
 static void
 classify_usb (const VsmDevice *d, VsmClassification *c)
 {
   const VendorHint *hint = find_vendor_hint (d->usb);
-  g_autofree char *size = g_format_size (d->size_bytes);
-  gboolean uas = d->transport == VSM_TRANSPORT_UAS;
-  const char *who;
 
   reason (c, _ ("USB mass storage on the %s driver at %u Mb/s"),
           d->usb && d->usb->driver ? d->usb->driver : _ ("(no)"), d->usb ? d->usb->speed_mbps : 0);
-
-  /* Card readers first: several LUNs, reader words, or a known reader. */
-  if (d->n_luns > 1 || d->lun > 0)
-    {
-      c->klass = VSM_CLASS_CARD_READER;
-      c->confidence = 85;
-      reason (c, _ ("%u disks share one USB interface (LUN %d): a multi-slot card reader"),
-              MAX (d->n_luns, (guint)d->lun + 1), MAX (d->lun, 0));
-      return;
-    }
-  if ((who = who_says (d, reader_words, hint, VSM_CLASS_CARD_READER)) != NULL)
-    {
-      c->klass = VSM_CLASS_CARD_READER;
-      c->confidence = 80;
-      reason (c, _ ("the device names itself a card reader (%s)"), who);
-      return;
-    }
-
-  if ((who = who_says (d, ssd_words, hint, VSM_CLASS_USB_SSD)) != NULL)
-    {
-      c->klass = VSM_CLASS_USB_SSD;
-      c->confidence = uas && !d->rotational ? 90 : 70;
-      reason (c, _ ("the device names itself an SSD (%s)"), who);
-      return;
-    }
-
-  if (uas)
-    {
-      /* UAS reports the medium truthfully. */
-      if (d->rotational)
-        {
-          c->klass = VSM_CLASS_USB_HDD;
-          c->confidence = 85;
-          reason (c, _ ("UAS reports a rotating medium"));
-        }
-      else if (d->removable)
-        {
-          c->klass = VSM_CLASS_USB_STICK_UAS;
-          c->confidence = 75;
-          reason (
-            c, _ ("UAS reports non-rotational media and the removable flag: a fast flash stick"));
-        }
-      else
-        {
-          c->klass = VSM_CLASS_USB_SSD;
-          c->confidence = 85;
-          reason (c, _ ("UAS reports a non-rotational, non-removable medium: an SSD"));
-        }
-      return;
-    }
-
-  /* usb-storage (Bulk-Only): queue/rotational is 1 for nearly everything,
-   * flash sticks included, so it says nothing on its own. */
-  reason (c, _ ("usb-storage reports rotational=%d for flash too; not used on its own"),
-          d->rotational ? 1 : 0);
-
-  if (d->removable)
-    {
-      c->klass = VSM_CLASS_USB_STICK;
-      c->confidence = hint && hint->hint == VSM_CLASS_USB_STICK ? 90 : 80;
-      reason (c, _ ("removable medium flag set, as flash sticks report it"));
-      if (hint && hint->hint == VSM_CLASS_USB_STICK)
-        reason (c, _ ("vendor %s makes flash sticks"), hint->who);
-      return;
-    }
-
-  if (hint && hint->hint == VSM_CLASS_USB_HDD)
-    {
-      c->klass = VSM_CLASS_USB_HDD;
-      c->confidence = 65;
-      reason (c, _ ("not removable and made by %s"), hint->who);
-      return;
-    }
-  if (hint && hint->hint == VSM_CLASS_USB_STICK)
-    {
-      c->klass = VSM_CLASS_USB_STICK;
-      c->confidence = 60;
-      reason (c, _ ("not removable, but vendor %s makes flash sticks"), hint->who);
-      return;
-    }
-
-  if (d->size_bytes >= 320 * GB && d->rotational)
-    {
-      c->klass = VSM_CLASS_USB_HDD;
-      c->confidence = 50;
-      reason (c, _ ("a non-removable Bulk-Only enclosure of %s: most likely a hard disk"), size);
-      return;
-    }
-  if (d->size_bytes > 0 && d->size_bytes <= 256 * GB)
-    {
-      c->klass = VSM_CLASS_USB_STICK;
-      c->confidence = 45;
-      reason (c, _ ("not removable, but only %s on Bulk-Only: most likely a flash stick"), size);
-      return;
-    }
-
-  c->klass = VSM_CLASS_UNKNOWN;
-  c->confidence = 30;
-  reason (c, _ ("a non-removable Bulk-Only device of %s: the medium cannot be told"), size);
+  if (classify_by_name (d, hint, c))
+    return;
+  if (d->transport == VSM_TRANSPORT_UAS)
+    classify_uas (d, c);
+  else
+    classify_bot (d, hint, c);
 }
 
 VsmClassification *

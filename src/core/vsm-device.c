@@ -461,13 +461,57 @@ read_filesystem (VsmDevice *d, GUdevDevice *dev)
   d->fs_version = p.version;
 }
 
+/* the whole disk's node, name, numbers and BDI */
+static void
+read_disk_identity (VsmDevice *d, GUdevDevice *disk)
+{
+  dev_t devno;
+
+  d->disk_node = g_strdup (g_udev_device_get_device_file (disk));
+  d->disk_name = g_strdup (g_udev_device_get_name (disk));
+  d->disk_syspath = g_strdup (g_udev_device_get_sysfs_path (disk));
+  devno = g_udev_device_get_device_number (disk);
+  d->disk_major = major (devno);
+  d->disk_minor = minor (devno);
+  if (d->disk_major == 0 && d->disk_minor == 0)
+    {
+      /* umockdev recordings without a dev attribute */
+      const char *dev_attr = g_udev_device_get_sysfs_attr (disk, "dev");
+      guint maj, min;
+      if (dev_attr && sscanf (dev_attr, "%u:%u", &maj, &min) == 2)
+        {
+          d->disk_major = maj;
+          d->disk_minor = min;
+        }
+    }
+  d->bdi = g_strdup_printf ("%u:%u", d->disk_major, d->disk_minor);
+  if (d->disk_node == NULL)
+    d->disk_node = g_strdup_printf ("/dev/%s", d->disk_name);
+  if (d->devnode == NULL)
+    d->devnode = g_strdup (d->disk_node);
+}
+
+static void
+read_queue_facts (VsmDevice *d, GUdevDevice *disk)
+{
+  d->removable = attr_u64 (disk, "removable") != 0;
+  d->rotational = attr_u64 (disk, "queue/rotational") != 0;
+  d->size_bytes = attr_u64 (disk, "size") * 512;
+  d->max_sectors_kb = attr_u64 (disk, "queue/max_sectors_kb");
+  d->max_hw_sectors_kb = attr_u64 (disk, "queue/max_hw_sectors_kb");
+  d->minimum_io_size = attr_u64 (disk, "queue/minimum_io_size");
+  d->optimal_io_size = attr_u64 (disk, "queue/optimal_io_size");
+  d->physical_block_size = attr_u64 (disk, "queue/physical_block_size");
+  d->logical_block_size = attr_u64 (disk, "queue/logical_block_size");
+  d->write_cache = attr_string (disk, "queue/write_cache");
+}
+
 VsmDevice *
 vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *spec, GError **error)
 {
   g_autoptr (VsmDevice) d = g_new0 (VsmDevice, 1);
   g_autoptr (GUdevDevice) disk = NULL;
   const char *devtype = g_udev_device_get_devtype (udev);
-  dev_t devno;
 
   if (g_strcmp0 (g_udev_device_get_subsystem (udev), "block") != 0)
     {
@@ -493,43 +537,12 @@ vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *sp
       return NULL;
     }
 
-  d->disk_node = g_strdup (g_udev_device_get_device_file (disk));
-  d->disk_name = g_strdup (g_udev_device_get_name (disk));
-  d->disk_syspath = g_strdup (g_udev_device_get_sysfs_path (disk));
-  devno = g_udev_device_get_device_number (disk);
-  d->disk_major = major (devno);
-  d->disk_minor = minor (devno);
-  if (d->disk_major == 0 && d->disk_minor == 0)
-    {
-      /* umockdev recordings without a dev attribute */
-      const char *dev_attr = g_udev_device_get_sysfs_attr (disk, "dev");
-      guint maj, min;
-      if (dev_attr && sscanf (dev_attr, "%u:%u", &maj, &min) == 2)
-        {
-          d->disk_major = maj;
-          d->disk_minor = min;
-        }
-    }
-  d->bdi = g_strdup_printf ("%u:%u", d->disk_major, d->disk_minor);
-  if (d->disk_node == NULL)
-    d->disk_node = g_strdup_printf ("/dev/%s", d->disk_name);
-  if (d->devnode == NULL)
-    d->devnode = g_strdup (d->disk_node);
+  read_disk_identity (d, disk);
 
   read_transport (d, disk);
   read_scsi_facts (d, client, disk);
 
-  d->removable = attr_u64 (disk, "removable") != 0;
-  d->rotational = attr_u64 (disk, "queue/rotational") != 0;
-  d->size_bytes = attr_u64 (disk, "size") * 512;
-  d->max_sectors_kb = attr_u64 (disk, "queue/max_sectors_kb");
-  d->max_hw_sectors_kb = attr_u64 (disk, "queue/max_hw_sectors_kb");
-  d->minimum_io_size = attr_u64 (disk, "queue/minimum_io_size");
-  d->optimal_io_size = attr_u64 (disk, "queue/optimal_io_size");
-  d->physical_block_size = attr_u64 (disk, "queue/physical_block_size");
-  d->logical_block_size = attr_u64 (disk, "queue/logical_block_size");
-  d->write_cache = attr_string (disk, "queue/write_cache");
-
+  read_queue_facts (d, disk);
   d->n_partitions = count_partitions (client, disk);
   read_filesystem (d, udev);
   d->superfloppy =
