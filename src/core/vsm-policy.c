@@ -129,13 +129,6 @@ check_schema (VsmPolicy *p, const VsmPolicyKey *k, GVariant *value)
 }
 
 static gboolean
-set_enabled (VsmPolicy *p, GVariant *v)
-{
-  p->enabled = g_variant_get_boolean (v);
-  return TRUE;
-}
-
-static gboolean
 set_flush_mode (VsmPolicy *p, GVariant *v)
 {
   const char *name = g_variant_get_string (v, NULL);
@@ -143,27 +136,6 @@ set_flush_mode (VsmPolicy *p, GVariant *v)
   if (!vsm_flush_mode_from_string (name, &p->flush_mode))
     return problem (p, _ ("flush-mode: '%s' is not a flush mode, using '%s'"), name,
                     vsm_flush_mode_to_string (p->flush_mode));
-  return TRUE;
-}
-
-static gboolean
-set_max_dirty_seconds (VsmPolicy *p, GVariant *v)
-{
-  p->max_dirty_seconds = g_variant_get_double (v);
-  return TRUE;
-}
-
-static gboolean
-set_cap_min (VsmPolicy *p, GVariant *v)
-{
-  p->cap_min_bytes = g_variant_get_uint64 (v);
-  return TRUE;
-}
-
-static gboolean
-set_cap_max (VsmPolicy *p, GVariant *v)
-{
-  p->cap_max_bytes = g_variant_get_uint64 (v);
   return TRUE;
 }
 
@@ -183,13 +155,6 @@ set_flush_fix (VsmPolicy *p, GVariant *v)
 }
 
 static gboolean
-set_allow_global (VsmPolicy *p, GVariant *v)
-{
-  p->allow_global_knobs = g_variant_get_boolean (v);
-  return TRUE;
-}
-
-static gboolean
 set_ignore_devices (VsmPolicy *p, GVariant *v)
 {
   g_strfreev (p->ignore_devices);
@@ -197,22 +162,40 @@ set_ignore_devices (VsmPolicy *p, GVariant *v)
   return TRUE;
 }
 
+/* a plain value goes to its field (set NULL); the others are checked */
 static const struct
 {
   const char *key;
   gboolean (*set) (VsmPolicy *p, GVariant *v);
+  gsize offset;
 } setters[] = {
-  { "enabled", set_enabled },
-  { "flush-mode", set_flush_mode },
-  { "max-dirty-seconds", set_max_dirty_seconds },
-  { "dirty-cap-min-bytes", set_cap_min },
-  { "dirty-cap-max-bytes", set_cap_max },
-  { "class-flush-modes", set_class_modes },
-  { "class-bandwidth", set_class_bandwidth },
-  { "kernel-flush-fix", set_flush_fix },
-  { "allow-global-knobs", set_allow_global },
-  { "ignore-devices", set_ignore_devices },
+  { "enabled", NULL, G_STRUCT_OFFSET (VsmPolicy, enabled) },
+  { "flush-mode", set_flush_mode, 0 },
+  { "max-dirty-seconds", NULL, G_STRUCT_OFFSET (VsmPolicy, max_dirty_seconds) },
+  { "dirty-cap-min-bytes", NULL, G_STRUCT_OFFSET (VsmPolicy, cap_min_bytes) },
+  { "dirty-cap-max-bytes", NULL, G_STRUCT_OFFSET (VsmPolicy, cap_max_bytes) },
+  { "class-flush-modes", set_class_modes, 0 },
+  { "class-bandwidth", set_class_bandwidth, 0 },
+  { "kernel-flush-fix", set_flush_fix, 0 },
+  { "allow-global-knobs", NULL, G_STRUCT_OFFSET (VsmPolicy, allow_global_knobs) },
+  { "ignore-devices", set_ignore_devices, 0 },
 };
+
+static gboolean
+set_field (VsmPolicy *p, gsize offset, GVariant *v)
+{
+  gpointer field = G_STRUCT_MEMBER_P (p, offset);
+
+  if (g_variant_is_of_type (v, G_VARIANT_TYPE_BOOLEAN))
+    *(gboolean *)field = g_variant_get_boolean (v);
+  else if (g_variant_is_of_type (v, G_VARIANT_TYPE_DOUBLE))
+    *(double *)field = g_variant_get_double (v);
+  else if (g_variant_is_of_type (v, G_VARIANT_TYPE_UINT64))
+    *(guint64 *)field = g_variant_get_uint64 (v);
+  else
+    g_assert_not_reached ();
+  return TRUE;
+}
 
 gboolean
 vsm_policy_set (VsmPolicy *p, const char *key, GVariant *value)
@@ -226,7 +209,7 @@ vsm_policy_set (VsmPolicy *p, const char *key, GVariant *value)
     return FALSE;
   for (gsize i = 0; i < G_N_ELEMENTS (setters); i++)
     if (g_str_equal (setters[i].key, key))
-      return setters[i].set (p, value);
+      return setters[i].set ? setters[i].set (p, value) : set_field (p, setters[i].offset, value);
   g_assert_not_reached ();
 }
 
