@@ -244,8 +244,10 @@ classify_usb (const VsmDevice *d, VsmClassification *c)
 VsmClassification *
 vsm_classify (const VsmDevice *d)
 {
-  VsmClassification *c = g_new0 (VsmClassification, 1);
+  VsmClassification *c;
 
+  g_return_val_if_fail (d != NULL, NULL);
+  c = g_new0 (VsmClassification, 1);
   c->reasons = g_ptr_array_new_with_free_func (g_free);
 
   switch (d->transport)

@@ -373,9 +373,14 @@ VsmPlan *
 vsm_plan_compute (const VsmDevice *d, const VsmClassification *c, const VsmPolicy *policy,
                   const VsmKernel *kernel, const VsmOverrides *o)
 {
-  VsmPlan *plan = plan_new (d, c);
-  const PlanRow *row = find_row (c->klass);
-  const CapMechanism *mechanism = find_cap_mechanism (kernel, policy);
+  VsmPlan *plan;
+  const PlanRow *row;
+  const CapMechanism *mechanism;
+
+  g_return_val_if_fail (d != NULL && c != NULL && policy != NULL && kernel != NULL, NULL);
+  plan = plan_new (d, c);
+  row = find_row (c->klass);
+  mechanism = find_cap_mechanism (kernel, policy);
 
   if (decide_managed (plan, d, row, policy))
     {

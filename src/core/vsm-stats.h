@@ -42,7 +42,6 @@ typedef struct
   guint64 writeback_bytes;
   guint64 bdi_thresh_bytes;
   guint64 dirty_thresh_bytes;
-  guint64 background_thresh_bytes;
   guint64 bandwidth; /* kernel's write bandwidth estimate, bytes/s; 0 unknown */
 } VsmDirtyInfo;
 

@@ -555,6 +555,7 @@ test_numbers (void)
   g_assert_false (vsm_parse_u64 ("", &v));
   g_assert_false (vsm_parse_u64 (NULL, &v));
   g_assert_true (vsm_parse_i64 ("-5", &s));
+  g_assert_cmpstr (g_quark_to_string (VSM_ERROR), ==, "vsm-error-quark");
   g_assert_cmpint (s, ==, -5);
 
   g_assert_true (vsm_knob_value_matches ("max_bytes", "39845888", "39841541"));
