@@ -369,6 +369,47 @@ test_udev_properties (Fixture *fx, gconstpointer data)
   g_assert_null (find_prop (not_applied, kdef));
 }
 
+/* a hostile event: label, UUID and type from the drive never reach a line */
+static void
+test_udev_hostile_event (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmDevice) d = vsm_device_new_from_spec (fx->client, fx->node, &error);
+  g_autoptr (VsmAssessment) a = NULL;
+  g_autoptr (GPtrArray) props = NULL;
+  g_autofree char *huge = g_strnfill (100 * 1024, 'A');
+  g_autofree char *uuid = g_strconcat ("$(reboot)", huge, NULL);
+  const char *envp[] = { "ID_FS_TYPE=vfat",
+                         "ID_FS_LABEL=x\nUDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS=exec,suid", NULL,
+                         "ID_PART_TABLE_TYPE=dos", NULL };
+  g_autofree char *uuid_env = g_strconcat ("ID_FS_UUID=", uuid, NULL);
+
+  g_assert_no_error (error);
+  envp[2] = uuid_env;
+  vsm_udev_device_from_event (d, envp);
+  g_assert_cmpstr (d->fs_label, ==, "x\nUDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS=exec,suid");
+  a = vsm_assess_device (g_steal_pointer (&d), policy_default (), NULL);
+  props = vsm_udev_properties (a, TRUE, TRUE);
+  for (guint i = 0; i < props->len; i++)
+    {
+      const char *line = g_ptr_array_index (props, i);
+      g_assert_null (strchr (line, '\n'));
+      g_assert_null (strstr (line, "suid"));
+      g_assert_null (strstr (line, "reboot"));
+      g_assert_cmpuint (strlen (line), <, 512);
+    }
+  /* a hostile type is not FAT: no udisks options at all */
+  envp[0] = "ID_FS_TYPE=vfat,exec";
+  d = vsm_device_new_from_spec (fx->client, fx->node, &error);
+  vsm_udev_device_from_event (d, envp);
+  g_clear_pointer (&a, vsm_assessment_free);
+  g_clear_pointer (&props, g_ptr_array_unref);
+  a = vsm_assess_device (g_steal_pointer (&d), policy_default (), NULL);
+  props = vsm_udev_properties (a, TRUE, TRUE);
+  for (guint i = 0; i < props->len; i++)
+    g_assert_false (g_str_has_prefix (g_ptr_array_index (props, i), "UDISKS_"));
+}
+
 static void
 test_udev_env_line (void)
 {
@@ -435,7 +476,9 @@ main (int argc, char **argv)
       g_test_add (p2, Fixture, c, fixture_setup, test_plan, fixture_teardown);
       {
         g_autofree char *p5 = g_strconcat (base, "/udev-properties", NULL);
+        g_autofree char *p6 = g_strconcat (base, "/udev-hostile-event", NULL);
         g_test_add (p5, Fixture, c, fixture_setup, test_udev_properties, fixture_teardown);
+        g_test_add (p6, Fixture, c, fixture_setup, test_udev_hostile_event, fixture_teardown);
       }
       if (g_str_equal (c->kernel, "6.12") && !g_str_equal (c->klass, "internal"))
         {
