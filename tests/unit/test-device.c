@@ -293,7 +293,7 @@ test_apply_failure_rolls_back (Fixture *fx, gconstpointer data)
   g_autoptr (VsmAssessment) a = vsm_assess (fx->client, fx->node, policy_default (), &error);
   g_autofree char *bytes0 = NULL, *ratio0 = NULL, *ratio1 = NULL, *strict_path = NULL;
   g_autoptr (VsmState) s = NULL;
-  const char *sys = umockdev_testbed_get_sys_dir (fx->bed);
+  g_autofree char *sys = umockdev_testbed_get_sys_dir (fx->bed); /* transfer full */
 
   g_assert_no_error (error);
   bytes0 = bdi_attr (fx, "max_bytes");
