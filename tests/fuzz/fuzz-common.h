@@ -4,7 +4,8 @@
  * or a user can put in front of vfat-smart) to one parser or builder and
  * checks what its result promises. A broken promise is an abort(), which
  * libFuzzer reports as a crash with the input that caused it; so is a GLib
- * critical or warning (g_return_if_fail and friends mean a bug).
+ * critical or warning (g_return_if_fail and friends mean a bug), through
+ * fuzz_log_handler ().
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -37,6 +38,11 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 static inline void
 fuzz_log_handler (const char *domain, GLogLevelFlags level, const char *message, gpointer data)
 {
+  /* GLib 2.74's g_key_file_get_string () warns this about itself when one
+   * value holds two bad escapes ("a\;b\" at the end of a line): its own
+   * bug, harmless (the value is still returned), not vfat-smart's */
+  if (g_strcmp0 (domain, "GLib") == 0 && g_str_has_prefix (message, "GError set over the top"))
+    return;
   g_log_default_handler (domain, level, message, data);
   if (level & (G_LOG_FLAG_FATAL | G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING))
     abort ();
@@ -45,8 +51,9 @@ fuzz_log_handler (const char *domain, GLogLevelFlags level, const char *message,
 static inline void
 fuzz_init_glib (void)
 {
+  /* the handler aborts on criticals and warnings itself (making them
+   * "always fatal" would end in GLib's SIGTRAP after the handler) */
   g_log_set_default_handler (fuzz_log_handler, NULL);
-  g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
   g_setenv ("LC_ALL", "C.UTF-8", TRUE);
 }
 
