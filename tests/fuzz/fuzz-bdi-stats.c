@@ -39,10 +39,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
                            "BdiReclaimable:    %" G_GUINT64_FORMAT "\n"
                            "BdiDirtyThresh:    %" G_GUINT64_FORMAT "\n"
                            "DirtyThresh:       %" G_GUINT64_FORMAT "\n"
-                           "BackgroundThresh:  %" G_GUINT64_FORMAT "\n"
                            "BdiWriteBandwidth: %" G_GUINT64_FORMAT "\n",
                            a.writeback_bytes, a.dirty_bytes, a.bdi_thresh_bytes,
-                           a.dirty_thresh_bytes, a.background_thresh_bytes, a.bandwidth);
+                           a.dirty_thresh_bytes, a.bandwidth);
   fuzz_assert (vsm_bdi_stats_parse (again, &c));
   fuzz_assert (memcmp (&a, &c, sizeof a) == 0);
   return 0;

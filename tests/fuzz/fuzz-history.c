@@ -98,7 +98,7 @@ check_global (void)
       const VsmKnobRecord *b = g_ptr_array_index (back->knobs, i);
       fuzz_assert (g_strcmp0 (a->name, b->name) == 0);
       fuzz_assert (g_strcmp0 (a->path, b->path) == 0);
-      fuzz_assert (g_strcmp0 (a->original ? a->original : "", b->original) == 0);
+      fuzz_assert (g_strcmp0 (a->original, b->original) == 0);
       fuzz_assert (g_strcmp0 (a->restore_path, b->restore_path) == 0);
       fuzz_assert (g_strcmp0 (a->restore_value, b->restore_value) == 0);
     }

@@ -13,6 +13,7 @@
 #include "fuzz-common.h"
 
 #include "vsm-mount-helper.h"
+#include "vsm-mount.h"
 #include "vsm-plan.h"
 
 #define MAX_ARGS 32

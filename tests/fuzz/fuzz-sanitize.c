@@ -36,7 +36,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       fprintf (stderr, "not clean for display: '%s' -> '%s'\n", in, out);
       abort ();
     }
-  if (fuzz_is_clean_text (text))
+  /* clean text stays as it is, up to the length a terminal line is given */
+  if (fuzz_is_clean_text (text) && g_utf8_strlen (text, -1) <= VSM_DISPLAY_MAX_CHARS)
     fuzz_assert (g_str_equal (clean, text));
   twice = vsm_sanitize_for_display (clean);
   fuzz_assert (g_str_equal (twice, clean));

@@ -58,9 +58,9 @@ assert_same_state (const VsmState *a, const VsmState *b)
       fuzz_assert (g_strcmp0 (ka->name, kb->name) == 0);
       fuzz_assert (g_strcmp0 (ka->path, kb->path) == 0);
       /* absent and empty are both written as "" */
-      fuzz_assert (g_strcmp0 (ka->original ? ka->original : "", kb->original) == 0);
-      fuzz_assert (g_strcmp0 (ka->applied ? ka->applied : "", kb->applied) == 0);
-      fuzz_assert (g_strcmp0 (ka->readback ? ka->readback : "", kb->readback) == 0);
+      fuzz_assert (g_strcmp0 (ka->original, kb->original) == 0);
+      fuzz_assert (g_strcmp0 (ka->applied, kb->applied) == 0);
+      fuzz_assert (g_strcmp0 (ka->readback, kb->readback) == 0);
       fuzz_assert (g_strcmp0 (ka->restore_path, kb->restore_path) == 0);
       fuzz_assert (g_strcmp0 (ka->restore_value, kb->restore_value) == 0);
     }

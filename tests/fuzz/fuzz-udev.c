@@ -69,7 +69,7 @@ kernel_612 (void)
   k->bdi_knobs = g_ptr_array_new_with_free_func (g_free);
   for (const char *const *n = names; *n; n++)
     g_ptr_array_add (k->bdi_knobs, g_strdup (*n));
-  k->has_strict_limit = k->has_max_bytes = k->has_ratio_fine = TRUE;
+  k->has_strict_limit = k->has_max_bytes = TRUE;
   k->flush_fix = VSM_FLUSH_FIX_ABSENT;
   k->flush_fix_reason = g_strdup ("fuzz");
   return k;
