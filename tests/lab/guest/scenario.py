@@ -334,7 +334,19 @@ class Scenario:
                 cmd += ["-c", "%dK" % fs["cluster_kib"]]
         sh(*cmd, self.dev.part, stderr=subprocess.DEVNULL)
 
-    def run_one(self, idx, rep, config, workload):
+    def wait_clean(self, limit_s):
+        """Poll the device's BDI until nothing is dirty or under writeback (no unmount,
+        no sync): the time until a pull would lose nothing, as far as the page cache
+        tells. Returns seconds waited, or None after limit_s."""
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < limit_s:
+            d, w = self.dev.dirty()
+            if d + w == 0:
+                return round(time.monotonic() - t0, 3)
+            time.sleep(0.1)
+        return None
+
+    def run_one(self, idx, rep, config, workload, warmup=False):
         sc, dev = self.sc, self.dev
         self.fat = select_fat_module(config.get("fat_module", sc.get("fat_module", "stock")), self.fat)
         if os.path.ismount(MOUNTPOINT):
@@ -367,6 +379,9 @@ class Scenario:
         t1 = time.monotonic()
         at_return = dev.dirty()
         sampler.stop()
+        settle = config.get("settle_clean_s", sc.get("settle_clean_s"))
+        clean_after = self.wait_clean(settle) if settle else None
+        t1b = time.monotonic()
         sh("umount", MOUNTPOINT)
         t2 = time.monotonic()
         events, lost = tracer.stop()
@@ -382,7 +397,8 @@ class Scenario:
             "workload": workload["name"], "workload_bytes": workload["bytes"],
             "kernel": os.uname().release, "fat_module": self.fat, "fs": self.fstype,
             "mount_options": mounted, "knobs": knobs, "vm": vm,
-            "copy_s": round(t1 - t0, 3), "umount_s": round(t2 - t1, 3), "safe_s": round(t2 - t0, 3),
+            "copy_s": round(t1 - t0, 3), "umount_s": round(t2 - t1b, 3), "safe_s": round(t2 - t0, 3),
+            "warmup": warmup, "settle_clean_s": settle, "clean_after_close_s": clean_after,
             "mb_per_s_safe": round(workload["bytes"] / 1e6 / (t2 - t0), 2),
             "peak_dirty_bytes": sampler.peak_dirty, "peak_at_risk_bytes": sampler.peak_risk,
             "at_risk_at_return_bytes": at_return[0] + at_return[1], "samples": sampler.samples,
@@ -401,6 +417,11 @@ class Scenario:
         self.prepare_memory()
         self.make_sources()
         idx = 0
+        if self.sc.get("warmup"):      # one discarded copy after boot (first workload, config)
+            w, c = self.sc["workloads"][0], self.sc["configs"][0]
+            log("run %d: warm-up (discarded), %s, %s" % (idx, w["name"], c["label"]))
+            self.run_one(idx, 0, c, w, warmup=True)
+            idx += 1
         for rep in range(1, self.sc.get("repetitions", 1) + 1):
             for workload in self.sc["workloads"]:
                 for config in self.sc["configs"]:
