@@ -17,6 +17,7 @@ passed=0 failed=0
 pass() { echo "PASS: $*"; passed=$((passed + 1)); }
 fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 KVER=$(uname -r)
+KEYS=()
 TOP=/work/wt-kernel
 for t in /run/lab/host/work/wt-kernel /work/wt-kernel; do
   [ -x "$t/kernel/out/probe/test-probe" ] && { TOP=$t; break; }
@@ -53,6 +54,7 @@ one() {
   esac
   out=$("$PROBE" live 2>&1)
   echo "   $name: $out"
+  KEYS+=("$(sed -n 's/.* srcversion=\(.*\) evidence=.*/\1/p' <<< "$out")")
   if grep -q "fix=$fix variant=$var " <<< "$out"; then
     pass "$name: probe says fix=$fix variant=$var"
   else
@@ -69,6 +71,9 @@ one wait0-nomarker present wait0
 one wait1-nomarker present wait1
 # the hybrid does wait=0 on an idle inode: the probe sees wait0
 one hybrid-nomarker present wait0
+# the cache key (the fat module's identity) differs between the five modules
+n_keys=$(printf '%s\n' "${KEYS[@]}" | sort -u | grep -c .)
+[ "$n_keys" = 5 ] && pass "five modules, five cache keys" || fail "cache keys not distinct: ${KEYS[*]}"
 load stock
 left=$(ls /run/vfat-smart 2> /dev/null | grep -c '^probe-' || true)
 [ "$left" = 0 ] && pass "no probe directories left in /run/vfat-smart" || fail "$left probe directories left"

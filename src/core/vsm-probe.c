@@ -306,15 +306,37 @@ do_umount (const char *target)
   mnt_free_context (cxt);
 }
 
+static char *
+module_attr (const char *name)
+{
+  g_autofree char *path = g_build_filename ("/sys/module/fat", name, NULL);
+  char *text = NULL;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return NULL;
+  return g_strstrip (text);
+}
+
 void
 vsm_probe_current_key (char **release, char **srcversion)
 {
   struct utsname u;
-  g_autofree char *sv = NULL;
+  g_autofree char *sv = module_attr ("srcversion");
 
   *release = uname (&u) == 0 ? g_strdup (u.release) : g_strdup ("unknown");
-  if (g_file_get_contents ("/sys/module/fat/srcversion", &sv, NULL, NULL))
-    *srcversion = g_strstrip (g_steal_pointer (&sv));
+  if (sv != NULL)
+    *srcversion = g_strdup_printf ("srcversion=%s", sv);
+  else if (g_file_test ("/sys/module/fat/coresize", G_FILE_TEST_EXISTS))
+    {
+      /* A module without MODULE_VERSION has no srcversion (Debian does not set
+       * CONFIG_MODULE_SRCVERSION_ALL): take its taint flags, size and load address,
+       * so that another build, or the same one loaded again, is probed again. */
+      g_autofree char *taint = module_attr ("taint");
+      g_autofree char *size = module_attr ("coresize");
+      g_autofree char *text = module_attr ("sections/.text");
+      *srcversion = g_strdup_printf ("taint=%s,coresize=%s,text=%s", taint ? taint : "",
+                                     size ? size : "", text ? text : "");
+    }
   else if (g_file_test ("/sys/module/fat", G_FILE_TEST_IS_DIR))
     *srcversion = g_strdup ("builtin");
   else

@@ -11,8 +11,9 @@
  * instance, and reads the answer from the events for that file's inode. It needs
  * root, tracefs and loop devices, loads the fat module when it is not loaded, and
  * takes about a second: run it off the hot path (vfat-smart probe, the daemon),
- * never from the udev helper. Results are cached per kernel release and
- * /sys/module/fat/srcversion.
+ * never from the udev helper. Results are cached per kernel release and fat
+ * module: its srcversion when it has one (modules with MODULE_VERSION), else its
+ * taint flags, core size and load address (so a reload is probed again).
  */
 #pragma once
 
@@ -39,7 +40,7 @@ typedef struct
   VsmFlushFix fix;
   VsmFlushFixVariant variant;
   char *release;    /* uname -r when probed */
-  char *srcversion; /* /sys/module/fat/srcversion ("builtin" when fat is built in) */
+  char *srcversion; /* the fat module's identity, see vsm_probe_current_key () */
   char *evidence;   /* one line: what the probe saw */
   gint64 probed_at; /* g_get_real_time () */
   gboolean from_cache;
@@ -67,7 +68,9 @@ VsmProbeResult *vsm_probe_cache_load (const char *cache_dir, const char *release
                                       const char *srcversion);
 gboolean vsm_probe_cache_store (const char *cache_dir, const VsmProbeResult *r, GError **error);
 
-/* The cache key of the running kernel (release; srcversion, NULL when fat is not loaded). */
+/* The cache key: the kernel release, and the fat module's identity:
+ * "srcversion=..." or "taint=...,coresize=...,text=..." (the .text address is
+ * 0 for non-root readers), "builtin", or NULL when fat is not loaded. */
 void vsm_probe_current_key (char **release, char **srcversion);
 
 /* Kernel releases known to carry the fix, for when the probe cannot run. Empty for
