@@ -8,6 +8,9 @@
 set -uo pipefail
 
 ROOT=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+for t in patch tar gzip python3; do
+  command -v $t > /dev/null || { echo "1..0 # SKIP $t is not installed (tests/install-deps)"; exit 0; }
+done
 PREP=$ROOT/kernel/dkms/dkms-prepare
 CONF=$ROOT/kernel/dkms/dkms.conf
 PATCH=$(ls "$ROOT"/kernel/0001-*.patch)
