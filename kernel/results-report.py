@@ -556,8 +556,13 @@ def main():
     p("## Still to run\n")
     if not order:
         missing.append("kernel-cheaporder-6.12")
+    for name in ("kernel-hybrid-big-6.12", "kernel-hybrid-small-6.12", "kernel-hybrid-hddsmall-6.12", "kernel-clean-6.12"):
+        if not os.path.exists(os.path.join(results_dir, name, "results.jsonl")):
+            missing.append(name)
+        elif os.path.exists(os.path.join(results_dir, name, "INCOMPLETE")):
+            missing.append(name + " --append --reps 1")   # incomplete: see its runs.txt
     if missing:
-        p("Run with `export VSM_LAB_CACHE=/work/lab/tests/lab/cache` first:\n")
+        p("Run with `export VSM_LAB_CACHE=/work/lab-cache` first:\n")
         for name in missing:
             p("- `kernel/make-results --only %s`" % name)
     else:
