@@ -204,9 +204,9 @@ def summarize_trace(events, data_start, workload_comms):
             "data_bio_bytes_by_writer": bio_by}
 
 
-def stick_segment(log_path, start_mark, end_mark, data_offset):
+def stick_segment(log_path, start_mark, end_mark, data_offset, settle_window=False):
     """Device-side numbers between two markers of the nbd-stick log."""
-    marks, writes = {}, []
+    marks, writes, times = {}, [], []
     with open(log_path) as f:
         lines = f.read().splitlines()
     inside = False
@@ -223,6 +223,7 @@ def stick_segment(log_path, start_mark, end_mark, data_offset):
                 inside = False
         elif p[0] == "W" and inside:
             writes.append((int(p[2]), int(p[3])))
+            times.append(float(p[1]))
     if start_mark not in marks or end_mark not in marks:
         return None
     a, b = marks[start_mark], marks[end_mark]
@@ -233,7 +234,9 @@ def stick_segment(log_path, start_mark, end_mark, data_offset):
         if last_end is not None and off != last_end:
             data_disc += 1
         last_end = off + n
-    return {"writes": int(b[3]) - int(a[3]), "bytes": int(b[4]) - int(a[4]),
+    t_start = float(a[2])
+    return {"write_times_s": [round(t - t_start, 3) for t in times] if settle_window else None,
+            "writes": int(b[3]) - int(a[3]), "bytes": int(b[4]) - int(a[4]),
             "discontinuities": int(b[5]) - int(a[5]), "data_discontinuities": data_disc,
             "busy_s": round(float(b[6]) - float(a[6]), 3),
             "elapsed_s": round(float(b[2]) - float(a[2]), 3)}
@@ -334,7 +337,24 @@ class Scenario:
                 cmd += ["-c", "%dK" % fs["cluster_kib"]]
         sh(*cmd, self.dev.part, stderr=subprocess.DEVNULL)
 
-    def run_one(self, idx, rep, config, workload):
+    CLEAN_BELOW = 1 << 20
+
+    def wait_clean(self, limit_s):
+        """Poll the device's BDI until less than 1 MiB is dirty or under writeback (no
+        unmount, no sync): the time until a pull would lose (next to) nothing, as far as
+        the page cache tells. Not 0: the debugfs counters are per-cpu sums read
+        without folding, and stay at ~0.1 MiB on a clean device (seen in the lab).
+        Returns seconds waited, or None after limit_s. The stick log gives the exact
+        time of the last write (device.last_write_after_close_s)."""
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < limit_s:
+            d, w = self.dev.dirty()
+            if d + w < self.CLEAN_BELOW:
+                return round(time.monotonic() - t0, 3)
+            time.sleep(0.1)
+        return None
+
+    def run_one(self, idx, rep, config, workload, warmup=False):
         sc, dev = self.sc, self.dev
         self.fat = select_fat_module(config.get("fat_module", sc.get("fat_module", "stock")), self.fat)
         if os.path.ismount(MOUNTPOINT):
@@ -367,6 +387,9 @@ class Scenario:
         t1 = time.monotonic()
         at_return = dev.dirty()
         sampler.stop()
+        settle = config.get("settle_clean_s", sc.get("settle_clean_s"))
+        clean_after = self.wait_clean(settle) if settle else None
+        t1b = time.monotonic()
         sh("umount", MOUNTPOINT)
         t2 = time.monotonic()
         events, lost = tracer.stop()
@@ -376,13 +399,22 @@ class Scenario:
         trace = summarize_trace(events, data_start, {"cp"})
         device = None
         if os.path.exists(self.stick_log):
-            device = stick_segment(self.stick_log, 2 * idx, 2 * idx + 1, data_start * 512)
+            device = stick_segment(self.stick_log, 2 * idx, 2 * idx + 1, data_start * 512, bool(settle))
+            if device and settle:
+                # the last device write before the umount began, counted from close()
+                # (the start marker is read just before the copy starts)
+                before = [t for t in device.pop("write_times_s") if t <= t1b - t0]
+                device["last_write_after_close_s"] = round(max(before) - (t1 - t0), 3) if before else None
+                device["writes_after_close"] = sum(1 for t in before if t > t1 - t0)
+            elif device:
+                device.pop("write_times_s", None)
         res = {
             "scenario": sc["name"], "run": idx, "rep": rep, "config": config["label"],
             "workload": workload["name"], "workload_bytes": workload["bytes"],
             "kernel": os.uname().release, "fat_module": self.fat, "fs": self.fstype,
             "mount_options": mounted, "knobs": knobs, "vm": vm,
-            "copy_s": round(t1 - t0, 3), "umount_s": round(t2 - t1, 3), "safe_s": round(t2 - t0, 3),
+            "copy_s": round(t1 - t0, 3), "umount_s": round(t2 - t1b, 3), "safe_s": round(t2 - t0, 3),
+            "warmup": warmup, "settle_clean_s": settle, "clean_after_close_s": clean_after,
             "mb_per_s_safe": round(workload["bytes"] / 1e6 / (t2 - t0), 2),
             "peak_dirty_bytes": sampler.peak_dirty, "peak_at_risk_bytes": sampler.peak_risk,
             "at_risk_at_return_bytes": at_return[0] + at_return[1], "samples": sampler.samples,
@@ -401,6 +433,11 @@ class Scenario:
         self.prepare_memory()
         self.make_sources()
         idx = 0
+        if self.sc.get("warmup"):      # one discarded copy after boot (first workload, config)
+            w, c = self.sc["workloads"][0], self.sc["configs"][0]
+            log("run %d: warm-up (discarded), %s, %s" % (idx, w["name"], c["label"]))
+            self.run_one(idx, 0, c, w, warmup=True)
+            idx += 1
         for rep in range(1, self.sc.get("repetitions", 1) + 1):
             for workload in self.sc["workloads"]:
                 for config in self.sc["configs"]:

@@ -105,7 +105,13 @@ def main():
             want_int(c["knobs"], k, 0, 1 << 40, where + ".knobs")
         if "fat_module" in c:
             c["fat_module"] = fat_module(c["fat_module"], where + ".fat_module")
-    runs = sc["repetitions"] * len(sc["workloads"]) * len(sc["configs"])
+        if "settle_clean_s" in c:
+            want_int(c, "settle_clean_s", 1, 600, where)
+    if "settle_clean_s" in sc:
+        want_int(sc, "settle_clean_s", 1, 600, "scenario")
+    if not isinstance(sc.setdefault("warmup", False), bool):
+        fail("warmup must be true or false")
+    runs = sc["repetitions"] * len(sc["workloads"]) * len(sc["configs"]) + (1 if sc["warmup"] else 0)
     if runs > 64:
         fail("%d runs; at most 64 (the stick log has 128 markers)" % runs)
     sc.setdefault("timeout_s", 240 + 120 * runs)

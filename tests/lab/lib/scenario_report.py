@@ -44,6 +44,8 @@ def main():
     table([row(r) for r in runs])
     groups = {}
     for r in runs:
+        if r.get("warmup"):         # the discarded copy after boot
+            continue
         groups.setdefault((r["workload"], r["config"]), []).append(row(r))
     med = []
     for key, rows in groups.items():

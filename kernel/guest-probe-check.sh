@@ -1,0 +1,83 @@
+# guest-probe-check.sh - guest side: the flush-fix probe (src/core/vsm-probe.c) tells the
+# fix by behaviour, without the version marker.
+#
+# Run from the host, after kernel/build-modules --no-marker --variant wait0 --variant wait1
+# --variant hybrid, --variant control, and building kernel/out/probe/test-probe
+# (kernel/out/probe/build.sh, see kernel/README.md):
+#   VSM_PROBE_CHECKOUT=$PWD tests/lab/guest-run --kernel 6.12 --devices virtio \
+#     --script kernel/guest-probe-check.sh
+# For each fat module (the distribution's, the unpatched out-of-tree control build, and
+# the wait0, wait1 and hybrid builds without the marker) it loads the module, checks
+# that /sys/module/fat/version carries no vfat-smart marker, runs `test-probe live`
+# (loop-mounts a FAT12 image with flush, writes and closes a file while tracing
+# writeback events for its own thread) and compares the answer with what the module is.
+# Ends with "PROBE: N passed, N failed"; exit 1 on a failure.
+set -u
+passed=0 failed=0
+pass() { echo "PASS: $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
+KVER=$(uname -r)
+KEYS=()
+TOP=/work/wt-kernel
+for t in /run/lab/host/work/wt-kernel /work/wt-kernel; do
+  [ -x "$t/kernel/out/probe/test-probe" ] && { TOP=$t; break; }
+done
+MODS=$TOP/kernel/out/$KVER
+PROBE=$TOP/kernel/out/probe/test-probe
+echo "   kernel $KVER, modules from $MODS, probe $PROBE"
+[ -x "$PROBE" ] || { fail "no $PROBE"; echo "PROBE: $passed passed, $failed failed"; exit 1; }
+mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null
+modprobe loop 2> /dev/null
+
+unload_fat() {
+  for m in vfat msdos fat; do
+    if grep -q "^$m " /proc/modules; then rmmod $m || return 1; fi
+  done
+}
+load() {   # stock | BUILD-DIR-NAME
+  unload_fat || return 1
+  if [ "$1" = stock ]; then
+    modprobe vfat
+  else
+    insmod "$MODS/$1/fat.ko" && insmod "$MODS/$1/vfat.ko"
+  fi
+}
+
+# NAME WANT-FIX WANT-VARIANT
+one() {
+  local name=$1 fix=$2 var=$3 out ver
+  if ! load "$name"; then fail "$name: load"; return; fi
+  ver=$(cat /sys/module/fat/version 2> /dev/null || echo none)
+  case $ver in
+    *vfat-smart-flushfix*) fail "$name: /sys/module/fat/version has the marker ($ver)" ;;
+    *) pass "$name: no marker in /sys/module/fat/version ($ver)" ;;
+  esac
+  out=$("$PROBE" live 2>&1)
+  echo "   $name: $out"
+  KEYS+=("$(sed -n 's/.* srcversion=\(.*\) evidence=.*/\1/p' <<< "$out")")
+  if grep -q "fix=$fix variant=$var " <<< "$out"; then
+    pass "$name: probe says fix=$fix variant=$var"
+  else
+    fail "$name: probe should say fix=$fix variant=$var"
+  fi
+  # twice, the same (the probe cleans up after itself)
+  out=$("$PROBE" live 2>&1)
+  grep -q "fix=$fix variant=$var " <<< "$out" && pass "$name: again the same" || fail "$name: second run: $out"
+}
+
+one stock absent unknown
+one control absent unknown
+one wait0-nomarker present wait0
+one wait1-nomarker present wait1
+# the hybrid does wait=0 on an idle inode: the probe sees wait0
+one hybrid-nomarker present wait0
+# the cache key (the fat module's identity) differs between the five modules
+n_keys=$(printf '%s\n' "${KEYS[@]}" | sort -u | grep -c .)
+[ "$n_keys" = 5 ] && pass "five modules, five cache keys" || fail "cache keys not distinct: ${KEYS[*]}"
+load stock
+left=$(ls /run/vfat-smart 2> /dev/null | grep -c '^probe-' || true)
+[ "$left" = 0 ] && pass "no probe directories left in /run/vfat-smart" || fail "$left probe directories left"
+grep -q ' /run/vfat-smart/probe-' /proc/mounts && fail "a probe mount is left" || pass "no probe mount left"
+ls /sys/kernel/tracing/instances | grep -q vfat-smart-probe && fail "a tracefs instance is left" || pass "no tracefs instance left"
+echo "PROBE: $passed passed, $failed failed"
+[ "$failed" = 0 ]
