@@ -26,6 +26,7 @@ int cli_plan (int argc, char **argv);
 int cli_apply (int argc, char **argv);
 int cli_restore (int argc, char **argv);
 int cli_forget (int argc, char **argv);
+int cli_probe (int argc, char **argv);
 int cli_status (int argc, char **argv);
 
 /* Parses options; on error prints it with the usage hint and returns FALSE

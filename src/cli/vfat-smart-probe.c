@@ -9,10 +9,48 @@
 #include "config.h"
 
 #include "vfat-smart-cli.h"
-#include "vfat-smart-probe.h"
 #include "vsm-probe.h"
 
-#include <json-glib/json-glib.h>
+/* the cache, else the probe (unless cached_only), else the table of releases */
+static VsmProbeResult *
+find_answer (const char *tracefs, const char *cache_dir, gboolean force, gboolean cached_only,
+             const char **source, GError **error)
+{
+  g_autofree char *release = NULL, *srcversion = NULL;
+  VsmProbeResult *r = NULL;
+  VsmFlushFix known;
+
+  vsm_probe_current_key (&release, &srcversion);
+  if (!force)
+    r = vsm_probe_cache_load (cache_dir, release, srcversion);
+  if (r == NULL && !cached_only)
+    {
+      g_autoptr (GError) store = NULL;
+      r = vsm_probe_flush_fix_run (tracefs, cache_dir, error);
+      if (r != NULL && !vsm_probe_cache_store (cache_dir, r, &store))
+        g_printerr ("vfat-smart probe: %s\n", store->message);
+    }
+  if (r != NULL)
+    {
+      *source = r->from_cache ? "cache" : "probe";
+      return r;
+    }
+  known = vsm_flush_fix_known_release (release);
+  if (known == VSM_FLUSH_FIX_UNKNOWN)
+    {
+      if (error && *error == NULL)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                     _ ("no cached probe result for this kernel and fat module"));
+      return NULL;
+    }
+  g_clear_error (error);
+  r = g_new0 (VsmProbeResult, 1);
+  r->fix = known;
+  r->release = g_steal_pointer (&release);
+  r->evidence = g_strdup (_ ("the kernel release is listed as carrying the fix"));
+  *source = "table";
+  return r;
+}
 
 int
 cli_probe (int argc, char **argv)
@@ -26,70 +64,25 @@ cli_probe (int argc, char **argv)
       N_ ("Only show the cached answer (no probe, no root needed)"), NULL },
     { "tracefs", 0, 0, G_OPTION_ARG_FILENAME, &tracefs, N_ ("Where tracefs is mounted"), "DIR" },
     { "cache-dir", 0, 0, G_OPTION_ARG_FILENAME, &cache_dir,
-      N_ ("Cache directory (default " VSM_STATE_DIR ")"), "DIR" },
+      N_ ("Cache directory (default: the state directory)"), "DIR" },
     { NULL }
   };
-  const char *summary =
-    N_ ("Tell by its behaviour whether the loaded fat module has the flush fix");
-  g_autofree char *release = NULL, *srcversion = NULL;
   g_autoptr (VsmProbeResult) r = NULL;
   g_autoptr (GError) error = NULL;
-  const char *source;
+  const char *source = NULL;
 
-  if (!cli_parse ("probe", "", _ (summary), entries, &argc, &argv))
+  if (!cli_parse ("probe", "",
+                  _ ("Tell by its behaviour whether the loaded fat module has the flush fix"),
+                  entries, &argc, &argv))
     return 2;
   if (argc != 1)
     return cli_usage_error ("probe", _ ("no arguments expected"));
-
-  vsm_probe_current_key (&release, &srcversion);
-  if (!force)
-    r = vsm_probe_cache_load (cache_dir, release, srcversion);
-  if (r == NULL && !cached_only)
-    {
-      r = vsm_probe_flush_fix_run (tracefs, cache_dir, &error);
-      if (r != NULL && !vsm_probe_cache_store (cache_dir, r, &error))
-        {
-          g_printerr ("vfat-smart probe: %s\n", error->message);
-          g_clear_error (&error);
-        }
-    }
+  r = find_answer (tracefs, cache_dir, force, cached_only, &source, &error);
   if (r == NULL)
-    {
-      VsmFlushFix known = vsm_flush_fix_known_release (release);
-      if (known == VSM_FLUSH_FIX_UNKNOWN)
-        {
-          if (error == NULL)
-            g_set_error (&error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                         _ ("no cached probe result for this kernel and fat module"));
-          return cli_fail (error);
-        }
-      r = g_new0 (VsmProbeResult, 1);
-      r->fix = known;
-      r->release = g_strdup (release);
-      r->evidence = g_strdup (_ ("the kernel release is listed as carrying the fix"));
-      source = "table";
-    }
-  else
-    source = r->from_cache ? "cache" : "probe";
-
+    return cli_fail (error);
   if (json)
     {
-      g_autoptr (JsonBuilder) b = json_builder_new ();
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "flush_fix");
-      json_builder_add_string_value (b, vsm_flush_fix_to_string (r->fix));
-      json_builder_set_member_name (b, "variant");
-      json_builder_add_string_value (b, vsm_flush_fix_variant_to_string (r->variant));
-      json_builder_set_member_name (b, "source");
-      json_builder_add_string_value (b, source);
-      json_builder_set_member_name (b, "release");
-      json_builder_add_string_value (b, r->release ? r->release : "");
-      json_builder_set_member_name (b, "fat_srcversion");
-      json_builder_add_string_value (b, r->srcversion ? r->srcversion : "");
-      json_builder_set_member_name (b, "evidence");
-      json_builder_add_string_value (b, r->evidence ? r->evidence : "");
-      json_builder_end_object (b);
-      cli_print_json (json_builder_get_root (b));
+      cli_print_json (vsm_json_probe (r, source));
       return 0;
     }
   cli_field (_ ("Flush fix"), "%s", vsm_flush_fix_to_string (r->fix));

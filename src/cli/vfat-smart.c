@@ -19,6 +19,7 @@ static const CliCommand commands[] = {
   { "restore", "DEVICE|--all", N_ ("Put the recorded values back and forget the drive"),
     cli_restore },
   { "forget", "DEVICE|MAJ:MIN", N_ ("Drop a drive's record without writing any knob"), cli_forget },
+  { "probe", "", N_ ("Tell by its behaviour whether fat has the flush fix (root)"), cli_probe },
   { "status", "[DEVICE]", N_ ("Show managed drives: knobs, mounts, I/O, data at risk"),
     cli_status },
 };

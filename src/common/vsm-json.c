@@ -7,6 +7,7 @@
 #include "vsm-json.h"
 #include "vsm-display.h"
 #include "vsm-mount.h"
+#include "vsm-probe.h"
 #include "vsm-util.h"
 
 static void
@@ -364,6 +365,22 @@ vsm_json_status (const VsmStatus *status, const VsmKernel *kernel)
     add_status_entry (b, g_ptr_array_index (status->entries, i));
   json_builder_end_array (b);
   member_strings (b, "untrusted_records", status->corrupt);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+JsonNode *
+vsm_json_probe (const VsmProbeResult *r, const char *source)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  member_string (b, "flush_fix", vsm_flush_fix_to_string (r->fix));
+  member_string (b, "variant", vsm_flush_fix_variant_to_string (r->variant));
+  member_string (b, "source", source);
+  member_string (b, "release", r->release);
+  member_string (b, "fat_srcversion", r->srcversion);
+  member_string (b, "evidence", r->evidence);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }

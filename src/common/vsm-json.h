@@ -5,6 +5,7 @@
 #pragma once
 
 #include "vsm-manager.h"
+#include "vsm-probe.h"
 
 #include <json-glib/json-glib.h>
 
@@ -14,6 +15,8 @@ JsonNode *vsm_json_classify (const VsmAssessment *a);
 JsonNode *vsm_json_plan (const VsmAssessment *a);
 JsonNode *vsm_json_state (const VsmState *s);
 JsonNode *vsm_json_status (const VsmStatus *status, const VsmKernel *kernel);
+/* source: "cache", "probe" or "table" */
+JsonNode *vsm_json_probe (const VsmProbeResult *r, const char *source);
 char *vsm_json_to_string (JsonNode *node);
 
 G_END_DECLS

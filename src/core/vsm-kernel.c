@@ -7,6 +7,7 @@
 #include "vsm-kernel.h"
 #include "vsm-knobs.h"
 #include "vsm-paths.h"
+#include "vsm-probe.h"
 #include "vsm-util.h"
 
 #include <glib/gi18n.h>
@@ -59,6 +60,27 @@ any_bdi (void)
   return NULL;
 }
 
+/* the behaviour probe's cached answer for this kernel and fat module (the
+ * probe itself runs only on request, never here: vfat-smart probe) */
+static gboolean
+probed_flush_fix (VsmKernel *k)
+{
+  g_autofree char *release = NULL, *key = NULL;
+  g_autoptr (VsmProbeResult) r = NULL;
+
+  vsm_probe_current_key (&release, &key);
+  r = vsm_probe_cache_load (NULL, release, key);
+  if (r == NULL || r->fix == VSM_FLUSH_FIX_UNKNOWN)
+    return FALSE;
+  k->flush_fix = r->fix;
+  k->flush_fix_variant = r->variant;
+  k->flush_fix_reason = g_strdup_printf (
+    _ ("probed by behaviour (%s%s%s)"), r->evidence ? r->evidence : "",
+    r->fix == VSM_FLUSH_FIX_PRESENT ? ", variant " : "",
+    r->fix == VSM_FLUSH_FIX_PRESENT ? vsm_flush_fix_variant_to_string (r->variant) : "");
+  return TRUE;
+}
+
 static void
 probe_flush_fix (VsmKernel *k, VsmFlushFix override)
 {
@@ -73,6 +95,9 @@ probe_flush_fix (VsmKernel *k, VsmFlushFix override)
       return;
     }
 
+  if (probed_flush_fix (k))
+    return;
+
   version = vsm_read_attr (version_path, NULL);
   if (version != NULL && strstr (version, VSM_FLUSH_FIX_MARKER) != NULL)
     {
@@ -82,12 +107,21 @@ probe_flush_fix (VsmKernel *k, VsmFlushFix override)
       return;
     }
 
+  if (k->release && vsm_flush_fix_known_release (k->release) != VSM_FLUSH_FIX_UNKNOWN)
+    {
+      k->flush_fix = vsm_flush_fix_known_release (k->release);
+      k->flush_fix_reason =
+        g_strdup_printf (_ ("Linux %s is known to %s the fix"), k->release,
+                         k->flush_fix == VSM_FLUSH_FIX_PRESENT ? _ ("carry") : _ ("lack"));
+      return;
+    }
   if (g_file_test (module_path, G_FILE_TEST_IS_DIR))
     {
       /* No mainline or distribution release carries the fix yet. */
       k->flush_fix = VSM_FLUSH_FIX_ABSENT;
-      k->flush_fix_reason = g_strdup (
-        _ ("the loaded fat module has no fix marker and no released kernel carries the fix"));
+      k->flush_fix_reason =
+        g_strdup (_ ("the loaded fat module has not been probed (`vfat-smart probe`), has no fix "
+                     "marker, and no released kernel carries the fix"));
       return;
     }
 

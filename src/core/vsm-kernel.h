@@ -17,6 +17,18 @@ typedef enum
 
 const char *vsm_flush_fix_to_string (VsmFlushFix fix);
 
+/* which form of the fix (told by vfat-smart probe) */
+typedef enum
+{
+  VSM_FLUSH_FIX_VARIANT_UNKNOWN, /*< nick=unknown >*/
+  /* write_inode_now (inode, 0). The hybrid (wait=0, then wait=1 only when the
+   * flusher owned the inode) does the same on the probe's idle file: the probe
+   * cannot tell the two apart. */
+  VSM_FLUSH_FIX_VARIANT_NOWAIT, /*< nick=wait0 >*/
+  VSM_FLUSH_FIX_VARIANT_WAIT,
+  /*< nick=wait1 >*/ /* write_inode_now (inode, 1) */
+} VsmFlushFixVariant;
+
 /* Written into the patched fat module as MODULE_VERSION by the project's
  * out-of-tree build (kernel/), so it shows in /sys/module/fat/version. */
 #define VSM_FLUSH_FIX_MARKER "vfat-smart-flushfix"
@@ -28,6 +40,7 @@ typedef struct
   gboolean has_strict_limit;
   gboolean has_max_bytes;
   VsmFlushFix flush_fix;
+  VsmFlushFixVariant flush_fix_variant;
   char *flush_fix_reason;
   gboolean tracefs;     /* a tracefs with instances we can use */
   gboolean debugfs_bdi; /* debugfs bdi/ stats readable */

@@ -350,10 +350,15 @@ explain_flush (VsmPlan *plan, const VsmKernel *kernel)
   switch (kernel->flush_fix)
     {
     case VSM_FLUSH_FIX_PRESENT:
-      reason (plan, _ ("flush: the FAT flush fix is present, close() does not race the flusher, "
-                       "but while the flusher owns a file close() returns with its data still "
-                       "dirty (eject before unplugging); each close of a written file still "
-                       "sleeps 100 ms"));
+      if (kernel->flush_fix_variant == VSM_FLUSH_FIX_VARIANT_WAIT)
+        reason (plan, _ ("flush: the FAT flush fix (waiting form) is present, close() does not "
+                         "race the flusher and returns once the file is written; each close of "
+                         "a written file still sleeps 100 ms"));
+      else
+        reason (plan, _ ("flush: the FAT flush fix is present, close() does not race the "
+                         "flusher, but while the flusher owns a file close() returns with its "
+                         "data still dirty (eject before unplugging); each close of a written "
+                         "file still sleeps 100 ms"));
       break;
     case VSM_FLUSH_FIX_ABSENT:
       reason (plan, _ ("flush: without the FAT flush fix close() races the flusher (smaller "

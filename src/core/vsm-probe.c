@@ -5,6 +5,9 @@
 #include "config.h"
 
 #include "vsm-probe.h"
+#include "vsm-paths.h"
+#include "vsm-state.h"
+#include "vsm-util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,40 +28,19 @@
 const char *
 vsm_flush_fix_variant_to_string (VsmFlushFixVariant v)
 {
-  switch (v)
-    {
-    case VSM_FLUSH_FIX_VARIANT_NOWAIT:
-      return "wait0";
-    case VSM_FLUSH_FIX_VARIANT_WAIT:
-      return "wait1";
-    case VSM_FLUSH_FIX_VARIANT_UNKNOWN:
-    default:
-      return "unknown";
-    }
+  return vsm_enum_to_nick (VSM_TYPE_FLUSH_FIX_VARIANT, v, "unknown");
 }
 
 static gboolean
 variant_from_string (const char *s, VsmFlushFixVariant *v)
 {
-  for (int i = VSM_FLUSH_FIX_VARIANT_UNKNOWN; i <= VSM_FLUSH_FIX_VARIANT_WAIT; i++)
-    if (g_strcmp0 (s, vsm_flush_fix_variant_to_string (i)) == 0)
-      {
-        *v = i;
-        return TRUE;
-      }
-  return FALSE;
+  return vsm_enum_from_nick (VSM_TYPE_FLUSH_FIX_VARIANT, s, (int *)v);
 }
 
 static gboolean
 fix_from_string (const char *s, VsmFlushFix *f)
 {
-  for (int i = VSM_FLUSH_FIX_UNKNOWN; i <= VSM_FLUSH_FIX_ABSENT; i++)
-    if (g_strcmp0 (s, vsm_flush_fix_to_string (i)) == 0)
-      {
-        *f = i;
-        return TRUE;
-      }
-  return FALSE;
+  return vsm_enum_from_nick (VSM_TYPE_FLUSH_FIX, s, (int *)f);
 }
 
 void
@@ -228,7 +210,9 @@ vsm_probe_fat12_image (void)
 static char *
 find_tracefs (const char *root)
 {
-  const char *const candidates[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing", NULL };
+  g_autofree char *sys = vsm_path (VSM_ROOT_SYSFS, "kernel/tracing", NULL);
+  g_autofree char *debug = vsm_path (VSM_ROOT_DEBUGFS, "tracing", NULL);
+  const char *const candidates[] = { sys, debug, NULL };
 
   if (root != NULL)
     return g_strdup (root);
@@ -309,7 +293,7 @@ do_umount (const char *target)
 static char *
 module_attr (const char *name)
 {
-  g_autofree char *path = g_build_filename ("/sys/module/fat", name, NULL);
+  g_autofree char *path = vsm_path (VSM_ROOT_SYSFS, "module/fat", name, NULL);
   char *text = NULL;
 
   if (!g_file_get_contents (path, &text, NULL, NULL))
@@ -322,11 +306,13 @@ vsm_probe_current_key (char **release, char **srcversion)
 {
   struct utsname u;
   g_autofree char *sv = module_attr ("srcversion");
+  g_autofree char *coresize = vsm_path (VSM_ROOT_SYSFS, "module/fat/coresize", NULL);
+  g_autofree char *module = vsm_path (VSM_ROOT_SYSFS, "module/fat", NULL);
 
   *release = uname (&u) == 0 ? g_strdup (u.release) : g_strdup ("unknown");
   if (sv != NULL)
     *srcversion = g_strdup_printf ("srcversion=%s", sv);
-  else if (g_file_test ("/sys/module/fat/coresize", G_FILE_TEST_EXISTS))
+  else if (g_file_test (coresize, G_FILE_TEST_EXISTS))
     {
       /* A module without MODULE_VERSION has no srcversion (Debian does not set
        * CONFIG_MODULE_SRCVERSION_ALL): take its taint flags, size and load address,
@@ -337,134 +323,169 @@ vsm_probe_current_key (char **release, char **srcversion)
       *srcversion = g_strdup_printf ("taint=%s,coresize=%s,text=%s", taint ? taint : "",
                                      size ? size : "", text ? text : "");
     }
-  else if (g_file_test ("/sys/module/fat", G_FILE_TEST_IS_DIR))
+  else if (g_file_test (module, G_FILE_TEST_IS_DIR))
     *srcversion = g_strdup ("builtin");
   else
     *srcversion = NULL;
 }
 
-VsmProbeResult *
-vsm_probe_flush_fix_run (const char *tracefs_root, const char *work_dir, GError **error)
+typedef struct
 {
-  g_autofree char *tracefs = find_tracefs (tracefs_root);
-  g_autofree char *base = NULL, *img = NULL, *mnt = NULL, *file = NULL, *inst = NULL;
-  g_autofree char *trace = NULL, *pidtext = NULL;
-  g_autoptr (GBytes) image = NULL;
-  g_autoptr (VsmProbeResult) r = NULL;
-  gboolean mounted = FALSE, ok = FALSE;
-  struct stat st;
-  guint8 data[65536];
-  int fd, tid;
+  char *tracefs, *base, *img, *mnt, *file, *inst;
+  int tid;
+  gboolean mounted;
+} Probe;
+
+static gboolean
+errno_error (GError **error, const char *what)
+{
+  int errsv = errno;
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s: %s", what,
+               g_strerror (errsv));
+  return FALSE;
+}
+
+/* root, tracefs, a private directory with the image mounted with flush */
+static gboolean
+probe_prepare (Probe *p, const char *tracefs_root, const char *work_dir, GError **error)
+{
+  g_autoptr (GBytes) image = vsm_probe_fat12_image ();
 
   if (geteuid () != 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
                    _ ("the flush-fix probe needs root (it loop-mounts a FAT image)"));
-      return NULL;
+      return FALSE;
     }
-  if (tracefs == NULL)
+  if ((p->tracefs = find_tracefs (tracefs_root)) == NULL)
     {
       g_set_error (
         error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
         _ ("no tracefs with the writeback events (mount tracefs on /sys/kernel/tracing)"));
-      return NULL;
+      return FALSE;
     }
   if (work_dir == NULL)
-    work_dir = VSM_STATE_DIR;
+    work_dir = vsm_root_dir (VSM_ROOT_STATE);
   if (g_mkdir_with_parents (work_dir, 0700) != 0)
+    return errno_error (error, work_dir);
+  p->base = g_build_filename (work_dir, "probe-XXXXXX", NULL);
+  if (g_mkdtemp (p->base) == NULL)
     {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", work_dir,
-                   g_strerror (errno));
-      return NULL;
+      g_clear_pointer (&p->base, g_free);
+      return errno_error (error, work_dir);
     }
-  base = g_build_filename (work_dir, "probe-XXXXXX", NULL);
-  if (g_mkdtemp (base) == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", base,
-                   g_strerror (errno));
-      return NULL;
-    }
-  img = g_build_filename (base, "fat.img", NULL);
-  mnt = g_build_filename (base, "mnt", NULL);
-  file = g_build_filename (mnt, "probe.bin", NULL);
+  p->img = g_build_filename (p->base, "fat.img", NULL);
+  p->mnt = g_build_filename (p->base, "mnt", NULL);
+  p->file = g_build_filename (p->mnt, "probe.bin", NULL);
   /* close() runs in this thread: its events carry this thread's id */
-  tid = (int)syscall (SYS_gettid);
-  inst = g_strdup_printf ("%s/instances/vfat-smart-probe-%d", tracefs, tid);
-  pidtext = g_strdup_printf ("%d", tid);
-  image = vsm_probe_fat12_image ();
+  p->tid = (int)syscall (SYS_gettid);
+  p->inst = g_strdup_printf ("%s/instances/vfat-smart-probe-%d", p->tracefs, p->tid);
+  if (!g_file_set_contents (p->img, g_bytes_get_data (image, NULL), g_bytes_get_size (image),
+                            error))
+    return FALSE;
+  if (g_mkdir (p->mnt, 0700) != 0)
+    return errno_error (error, p->mnt);
+  return p->mounted = do_mount (p->img, p->mnt, error);
+}
 
-  if (!g_file_set_contents (img, g_bytes_get_data (image, NULL), g_bytes_get_size (image), error))
-    goto out;
-  if (g_mkdir (mnt, 0700) != 0)
-    {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", mnt,
-                   g_strerror (errno));
-      goto out;
-    }
-  if (!do_mount (img, mnt, error))
-    goto out;
-  mounted = TRUE;
+/* a private tracefs instance with the two writeback events of this thread */
+static gboolean
+probe_trace_on (Probe *p, GError **error)
+{
+  g_autofree char *pidtext = g_strdup_printf ("%d", p->tid);
 
-  if (g_mkdir (inst, 0700) != 0 && errno != EEXIST)
-    {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", inst,
-                   g_strerror (errno));
-      goto out;
-    }
-  if (!put (inst, "tracing_on", "0", error) || !put (inst, "trace", "", error) ||
-      !put (inst, "set_event_pid", pidtext, error) ||
-      !put (inst, "events/writeback/writeback_single_inode_start/enable", "1", error) ||
-      !put (inst, "events/writeback/writeback_write_inode_start/enable", "1", error) ||
-      !put (inst, "tracing_on", "1", error))
-    goto out;
+  if (g_mkdir (p->inst, 0700) != 0 && errno != EEXIST)
+    return errno_error (error, p->inst);
+  return put (p->inst, "tracing_on", "0", error) && put (p->inst, "trace", "", error) &&
+         put (p->inst, "set_event_pid", pidtext, error) &&
+         put (p->inst, "events/writeback/writeback_single_inode_start/enable", "1", error) &&
+         put (p->inst, "events/writeback/writeback_write_inode_start/enable", "1", error) &&
+         put (p->inst, "tracing_on", "1", error);
+}
+
+/* the step that is probed: write one file and close it */
+static gboolean
+probe_write_close (Probe *p, struct stat *st, GError **error)
+{
+  guint8 data[65536];
+  int fd;
 
   memset (data, 0x5a, sizeof data);
-  fd = open (file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0 || write (fd, data, sizeof data) != (gssize)sizeof data || fstat (fd, &st) != 0)
+  fd = open (p->file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0 || write (fd, data, sizeof data) != (gssize)sizeof data || fstat (fd, st) != 0)
     {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", file,
-                   g_strerror (errno));
+      errno_error (error, p->file);
       if (fd >= 0)
         close (fd);
-      goto out;
+      return FALSE;
     }
   close (fd); /* fat_file_release() -> fat_flush_inodes() */
+  put (p->inst, "tracing_on", "0", NULL);
+  return TRUE;
+}
 
-  put (inst, "tracing_on", "0", NULL);
-  {
-    g_autofree char *tpath = g_build_filename (inst, "trace", NULL);
-    if (!g_file_get_contents (tpath, &trace, NULL, error))
-      goto out;
-  }
+static VsmProbeResult *
+probe_read_result (Probe *p, const struct stat *st, GError **error)
+{
+  g_autofree char *tpath = g_build_filename (p->inst, "trace", NULL);
+  g_autofree char *trace = NULL;
+  g_autoptr (VsmProbeResult) r = NULL;
 
+  if (!g_file_get_contents (tpath, &trace, NULL, error))
+    return NULL;
   r = g_new0 (VsmProbeResult, 1);
   vsm_probe_current_key (&r->release, &r->srcversion);
   r->probed_at = g_get_real_time ();
-  if (!vsm_probe_parse_trace (trace, (guint64)st.st_ino, tid, &r->fix, &r->variant, &r->evidence))
+  if (!vsm_probe_parse_trace (trace, (guint64)st->st_ino, p->tid, &r->fix, &r->variant,
+                              &r->evidence))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _ ("the probe could not tell: %s"),
                    r->evidence);
-      g_clear_pointer (&r, vsm_probe_result_free);
-      goto out;
+      return NULL;
     }
-  ok = TRUE;
+  return g_steal_pointer (&r);
+}
 
-out:
-  if (g_file_test (inst, G_FILE_TEST_IS_DIR))
+static void
+probe_clean_up (Probe *p)
+{
+  if (p->inst && g_file_test (p->inst, G_FILE_TEST_IS_DIR))
     {
-      put (inst, "tracing_on", "0", NULL);
-      put (inst, "events/writeback/enable", "0", NULL);
-      g_rmdir (inst);
+      put (p->inst, "tracing_on", "0", NULL);
+      put (p->inst, "events/writeback/enable", "0", NULL);
+      g_rmdir (p->inst);
     }
-  if (mounted)
+  if (p->mounted)
     {
-      g_unlink (file);
-      do_umount (mnt);
+      g_unlink (p->file);
+      do_umount (p->mnt);
     }
-  g_rmdir (mnt);
-  g_unlink (img);
-  g_rmdir (base);
-  return ok ? g_steal_pointer (&r) : NULL;
+  if (p->base)
+    {
+      g_rmdir (p->mnt);
+      g_unlink (p->img);
+      g_rmdir (p->base);
+    }
+  g_free (p->tracefs);
+  g_free (p->base);
+  g_free (p->img);
+  g_free (p->mnt);
+  g_free (p->file);
+  g_free (p->inst);
+}
+
+VsmProbeResult *
+vsm_probe_flush_fix_run (const char *tracefs_root, const char *work_dir, GError **error)
+{
+  Probe p = { 0 };
+  struct stat st;
+  VsmProbeResult *r = NULL;
+
+  if (probe_prepare (&p, tracefs_root, work_dir, error) && probe_trace_on (&p, error) &&
+      probe_write_close (&p, &st, error))
+    r = probe_read_result (&p, &st, error);
+  probe_clean_up (&p);
+  return r;
 }
 
 /* ---- cache and table ------------------------------------------------------------ */
@@ -474,11 +495,14 @@ vsm_probe_cache_load (const char *cache_dir, const char *release, const char *sr
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_autofree char *path =
-    g_build_filename (cache_dir ? cache_dir : VSM_STATE_DIR, CACHE_FILE, NULL);
-  g_autofree char *rel = NULL, *sv = NULL, *fix = NULL, *var = NULL;
+    g_build_filename (cache_dir ? cache_dir : vsm_root_dir (VSM_ROOT_STATE), CACHE_FILE, NULL);
+  g_autofree char *rel = NULL, *sv = NULL, *fix = NULL, *var = NULL, *data = NULL;
   VsmProbeResult *r;
+  gsize len = 0;
 
-  if (release == NULL || srcversion == NULL || !g_key_file_load_from_file (kf, path, 0, NULL))
+  /* read as any record of the state directory: a regular file of ours */
+  if (release == NULL || srcversion == NULL || !vsm_state_read_file (path, &data, &len, NULL) ||
+      !g_key_file_load_from_data (kf, data, len, 0, NULL))
     return NULL;
   rel = g_key_file_get_string (kf, CACHE_GROUP, "release", NULL);
   sv = g_key_file_get_string (kf, CACHE_GROUP, "srcversion", NULL);
@@ -504,7 +528,7 @@ gboolean
 vsm_probe_cache_store (const char *cache_dir, const VsmProbeResult *r, GError **error)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
-  const char *dir = cache_dir ? cache_dir : VSM_STATE_DIR;
+  const char *dir = cache_dir ? cache_dir : vsm_root_dir (VSM_ROOT_STATE);
   g_autofree char *path = g_build_filename (dir, CACHE_FILE, NULL);
 
   if (g_mkdir_with_parents (dir, 0755) != 0)

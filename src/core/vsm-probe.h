@@ -23,16 +23,6 @@
 
 G_BEGIN_DECLS
 
-typedef enum
-{
-  VSM_FLUSH_FIX_VARIANT_UNKNOWN,
-  /* write_inode_now (inode, 0). The hybrid (wait=0, then wait=1 only when the
-   * flusher owned the inode) does the same on the probe's idle file: the probe
-   * cannot tell the two apart. */
-  VSM_FLUSH_FIX_VARIANT_NOWAIT,
-  VSM_FLUSH_FIX_VARIANT_WAIT, /* write_inode_now (inode, 1) */
-} VsmFlushFixVariant;
-
 const char *vsm_flush_fix_variant_to_string (VsmFlushFixVariant v);
 
 typedef struct
