@@ -87,7 +87,8 @@ def build_summary(groups, command, generated=None):
     main, exp = [], []
     for k in order:
         c = cells[k]
-        (main if c["setup"] in SETUPS else exp).append(c)
+        # experiment groups (x-*) and experimental setups stay out of the matrix's cells
+        (main if c["setup"] in SETUPS and not c["group"].startswith("x-") else exp).append(c)
     return {
         "generated": generated or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "command": command,
@@ -221,6 +222,7 @@ def yank_goal(c):
 def render(summary, plots=None, notes=None):
     L = []
     cells = summary["cells"]
+    every = cells + summary.get("experiments", [])
     L.append("# vfat-smart benchmark results")
     L.append("")
     L.append("Generated %s by `%s` from the raw results in `bench/raw/` (every number below comes from "
@@ -274,7 +276,7 @@ def render(summary, plots=None, notes=None):
             for c in cs:
                 if not c["reps"]:
                     continue
-                base = baseline_of(cells, c)
+                base = baseline_of(every, c)
                 r = ratio(c, base)
                 L.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                     c["config"], c["reps"], fmt_range(c["copy_s"]), fmt_range(c["safe_s"]),

@@ -83,6 +83,19 @@ class ReportTest(unittest.TestCase):
                 self.assertEqual(y["lost_bytes"], y["written_bytes"] - y["intact_bytes"])
         self.assertEqual([c["setup"] for c in s["experiments"]], ["x-syncfs1"])
 
+    def test_experiment_groups_apart(self):
+        g = os.path.join(self.raw, "x-pace")
+        os.makedirs(g)
+        with open(os.path.join(g, "results.jsonl"), "w") as f:
+            for s, safe in (("udisks-default", 20), ("vfat-smart", 18), ("x-cap38-syncfs0", 15)):
+                f.write(json.dumps(run("x-pace", s, safe, workload="big256")) + "\n")
+        summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
+        self.assertEqual(len([c for c in summary["experiments"] if c["group"] == "x-pace"]), 3)
+        self.assertFalse([c for c in summary["cells"] if c["group"] == "x-pace"])
+        with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
+            md = f.read()
+        self.assertIn("| x-cap38-syncfs0 | 1 | 7.5 | 15.0 | 0.75x |", md)
+
     def test_warmup_discarded_and_reps(self):
         c = self.cell("udisks-default")
         self.assertEqual(c["reps"], 3)
