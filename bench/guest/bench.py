@@ -71,6 +71,27 @@ def lab(fn, *args):
     return sh("bash", "-c", '. /run/lab/lib.sh; %s "$@"' % fn, "lab", *args).strip()
 
 
+def host_request(text, timeout=60):
+    """A request to the lab's host controller (as _lab_request in lib.sh), polled fast."""
+    ctl = "/run/lab/.ctl"
+    rid = "%d-%d-bench" % (time.time_ns(), os.getpid())
+    with open("%s/.req-%s" % (ctl, rid), "w") as f:
+        f.write(text + "\n")
+    os.rename("%s/.req-%s" % (ctl, rid), "%s/req-%s" % (ctl, rid))
+    ack = "%s/ack-%s" % (ctl, rid)
+    end = time.monotonic() + timeout
+    while not os.path.exists(ack):
+        if time.monotonic() > end:
+            raise SystemExit("bench: no answer from the host to %r" % text)
+        time.sleep(0.005)
+    with open(ack) as f:
+        st, _, answer = f.read().partition("\n")
+    os.unlink(ack)
+    if st != "ok":
+        raise SystemExit("bench: host said to %r: %s" % (text, answer.strip()))
+    return answer.strip()
+
+
 def direct_read_block(disk, block_from_end_area):
     """4 KiB O_DIRECT read of block N of the marker area (last MiB) of DISK."""
     size = int(sh("blockdev", "--getsize64", disk))
@@ -322,7 +343,7 @@ class Bench:
             while cp.poll() is None:
                 w = written(proc["pid"])
                 if w is not None and w >= half:
-                    yanked = self.yank(t0, w)
+                    yanked = self.yank(t0, w, proc["pid"])
                     break
                 time.sleep(0.02)
         last_w = written(proc["pid"])
@@ -363,10 +384,16 @@ class Bench:
         self.emit(res)
         return res
 
-    def yank(self, t0, written_bytes):
+    def yank(self, t0, written_bytes, pid=None):
+        """Pull the stick now: the host creates the filter's yank file (out of band: an
+        in-band marker read would queue behind the guest's writes). WRITTEN_BYTES: what cp
+        had written when we decided; with PID, cp's count once the host acknowledged (the
+        larger, so the loss is not understated)."""
         t = time.monotonic()
-        direct_read_block(self.dev.disk, YANK_BLOCK)
-        return {"t_s": round(t - t0, 3), "written_bytes": written_bytes}
+        host_request("yank")
+        after = written(pid) if pid else None
+        return {"t_s": round(t - t0, 3), "ack_s": round(time.monotonic() - t, 3),
+                "written_bytes": max(written_bytes, after or 0), "written_before_bytes": written_bytes}
 
     def finish_yank(self, idx, rep, workload, config, point, yanked, t0, t1, mp, how, opts, knobs, vm,
                     tracer, series, pacer, cp, at_return, data_start):
@@ -390,7 +417,9 @@ class Bench:
         res = self.base(idx, rep, workload, config, False, opts, knobs, vm, how)
         lost = yanked["written_bytes"] - got["intact_bytes"]
         res.update({
-            "yank": point, "yank_t_s": yanked["t_s"], "copy_returned": point != "half",
+            "yank": point, "yank_t_s": yanked["t_s"], "yank_ack_s": yanked["ack_s"],
+            "written_before_bytes": yanked["written_before_bytes"], "copy_returned": point != "half",
+            "at_risk_at_return_bytes": at_return if point != "half" else None,
             "copy_s": round(t1 - t0, 3) if point != "half" else None,
             "written_bytes": yanked["written_bytes"], "intact_bytes": got["intact_bytes"],
             "lost_bytes": lost, "lost_device_s": round(lost / self.g["bw"], 2),

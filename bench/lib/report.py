@@ -240,16 +240,17 @@ def render(summary, plots=None, notes=None):
         L.append("")
     L.append("## What was run")
     L.append("")
-    L.append("| group | runs | guest wall time | exit | finished |")
+    L.append("| group | runs | guest time (boot to power-off) | exit | finished |")
     L.append("| --- | --- | --- | --- | --- |")
     tot = 0
     for g in summary["groups"]:
-        tot += g.get("wall_s") or 0
+        t = g.get("guest_s") or g.get("wall_s")
+        tot += t or 0
         L.append("| %s | %s of %s | %s | %s | %s |" % (
             g["name"], g["runs"], g.get("runs_expected", "?"),
-            "%.1f min" % (g["wall_s"] / 60) if g.get("wall_s") else "-", g.get("rc", "-"), g.get("finished", "-")))
+            "%.1f min" % (t / 60) if t else "-", g.get("rc", "-"), g.get("finished", "-")))
     L.append("")
-    L.append("Guest wall time in all: %.1f min. Medians with min-max over the repetitions (a warm-up run per "
+    L.append("Guest time in all: %.1f min (waiting for the shared lab not counted). Medians with min-max over the repetitions (a warm-up run per "
              "group is discarded). Times in seconds; \"safe\" = the unmount returned (what eject does); "
              "ratios are against udisks' default in the same group (same guest, same drive, same workload). "
              "Jumps = writes at the simulated drive that do not continue the previous write (command queue "

@@ -3,8 +3,9 @@
 
 - streams the check script's output (share/.ctl/check.out) to stdout as it grows;
 - serves the guest's requests (share/.ctl/req-ID -> share/.ctl/ack-ID): hotplug,
-  unplug, hmp, over QMP; yank-analyze (reads the hotplug stick's image offline on the
-  host after a yank, with lib/yank_analyze.py; only while the stick is unplugged);
+  unplug, hmp, over QMP; yank (the hotplug stick's nbd-stick filter stops taking writes
+  from now on: its yank file); yank-analyze (reads the hotplug stick's image offline on
+  the host after a yank, with lib/yank_analyze.py; only while the stick is unplugged);
 - copies the console's "@@ ..." markers into timeline.txt with host-side times.
 
 Usage: controller.py CONFIG.json   (written by guest-run; see there for the keys)
@@ -195,8 +196,18 @@ class Controller:
             return False, "yank_analyze failed: %s" % p.stderr.strip()[-300:]
         return True, p.stdout.strip()
 
+    def yank(self):
+        path = self.cfg.get("hotplug_yank_file")
+        if not path or not self.plugged:
+            return False, "no hotplug stick on nbd-stick attached"
+        with open(path, "w"):
+            pass
+        return True, "HOTPLUG1 takes no more writes"
+
     def handle(self, text):
         verb, _, arg = text.strip().partition(" ")
+        if verb == "yank":
+            return self.yank()
         if verb == "yank-analyze":
             return self.yank_analyze(arg)
         if verb == "hotplug":
@@ -257,7 +268,7 @@ class Controller:
                 self.serve_requests()
             else:
                 break
-            time.sleep(0.1)
+            time.sleep(0.02)
 
 
 def main():

@@ -24,13 +24,14 @@
  * no jump; a jump to the FAT, a directory or another file, and the jump back, still do
  * (a short hop, e.g. from one FAT copy to the next, is free in this model).
  *
- * Yank (part of the marker area, so on unless stick-marks=0): a 4 KiB read of block
- * YANK_BLOCK (200) of the marker area makes the device stop accepting writes at that
- * instant, as if it had been pulled: every later write and write-zeroes is dropped (not
+ * Yank: when the file stick-yank-file=PATH exists (the lab's controller creates it on
+ * the guest's request; checked before every write), or on a 4 KiB read of block
+ * YANK_BLOCK (200) of the marker area (in-band, but it queues behind the guest's writes:
+ * up to a second late), the device stops accepting writes at that instant, as if pulled: every later write and write-zeroes is dropped (not
  * applied; acknowledged at once, so the guest does not hang in error handling until it is
  * device_del'ed) and counted. The image then holds exactly what the device had when it
  * was pulled. A read of block UNYANK_BLOCK (201), or a new NBD connection (the drive
- * plugged in again), makes it accept writes again.
+ * plugged in again, which also removes the yank file), makes it accept writes again.
  *
  * The request log (stick-log=FILE) has one line per write and marker lines:
  *   W <time_s> <offset> <bytes> <discontinuous 0|1> <charged_ms>
@@ -50,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <nbdkit-filter.h>
 
@@ -65,7 +67,7 @@
 static int64_t bw = 20 * 1000 * 1000;  /* bytes per second */
 static double cmd_ms = 0.5, seek_ms = 20, small_ms = 0;
 static int64_t small_bytes = 0;
-static const char *log_path;
+static const char *log_path, *yank_file;
 static bool marks = true;
 static int queue_depth = 1;
 
@@ -144,6 +146,11 @@ stick_config (nbdkit_next_config *next, nbdkit_backend *nxdata,
       queue_depth = v;
       return 0;
     }
+  if (strcmp (key, "stick-yank-file") == 0)
+    {
+      yank_file = value;
+      return 0;
+    }
   if (strcmp (key, "stick-log") == 0)
     {
       log_path = value;
@@ -205,6 +212,22 @@ stick_unload (void)
   log_file = NULL;
 }
 
+/* Pull the device now (lock held). */
+static void
+do_yank (void)
+{
+  if (yanked)
+    return;
+  yanked = true;
+  n_dropped = n_dropped_bytes = 0;
+  if (log_file)
+    {
+      fprintf (log_file, "Y %.6f %" PRIu64 " %" PRIu64 "\n",
+               seconds_since (&t_start), n_writes, n_bytes);
+      fflush (log_file);
+    }
+}
+
 /* Is a write at OFFSET a jump? (lock held) */
 static bool
 is_jump (uint64_t offset)
@@ -228,6 +251,8 @@ charged_write (uint32_t count, uint64_t offset,
   int r;
 
   pthread_mutex_lock (&lock);
+  if (!yanked && yank_file && access (yank_file, F_OK) == 0)
+    do_yank ();
   if (yanked)
     {
       n_dropped++;
@@ -279,6 +304,8 @@ stick_open (nbdkit_next_open *next, nbdkit_context *context, int readonly,
   if (next (context, readonly, exportname) == -1)
     return NULL;
   pthread_mutex_lock (&lock);
+  if (yank_file)
+    unlink (yank_file);
   if (yanked)
     {
       yanked = false;
@@ -356,13 +383,8 @@ stick_pread (nbdkit_next *next, void *handle, void *buf, uint32_t count,
           if (block == YANK_BLOCK || block == UNYANK_BLOCK)
             {
               pthread_mutex_lock (&lock);
-              if (block == YANK_BLOCK && !yanked)
-                {
-                  yanked = true;
-                  n_dropped = n_dropped_bytes = 0;
-                  fprintf (log_file, "Y %.6f %" PRIu64 " %" PRIu64 "\n",
-                           seconds_since (&t_start), n_writes, n_bytes);
-                }
+              if (block == YANK_BLOCK)
+                do_yank ();
               else if (block == UNYANK_BLOCK && yanked)
                 {
                   yanked = false;
@@ -398,6 +420,7 @@ static struct nbdkit_filter filter = {
     "stick-small-ms=MS        small-write penalty (default 0)\n"
     "stick-queue=N            commands in flight: 1 (Bulk-Only, default) or up to 64 (UAS;\n"
     "                         writes within N x 512 KiB of the previous are no jumps)\n"
+    "stick-yank-file=PATH     when PATH exists, the device takes no more writes (a pull)\n"
     "stick-log=FILE           request log with markers and a summary\n"
     "stick-marks=BOOL         count 4K reads in the last MiB as markers (default true)",
   .thread_model = stick_thread_model,
