@@ -272,16 +272,18 @@ def render(summary, plots=None, notes=None):
             L.append("### %s: %s, %s, Linux %s, vm %s, %s (%.0f MiB)" % (
                 gname, wname, c0["device"], c0["kernel"], c0["vm"], c0["fs"], c0["workload_bytes"] / MIB))
             L.append("")
-            L.append("| setup | reps | copy returned s | safe s | safe vs udisks | MB/s to safe | peak at risk MiB | at risk at return MiB | jumps | drive busy s | big % |")
-            L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+            L.append("| setup | reps | copy returned s | safe s | safe vs udisks | safe vs no flush | MB/s to safe | peak at risk MiB | at risk at return MiB | jumps | drive busy s | big % |")
+            L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
             for c in cs:
                 if not c["reps"]:
                     continue
                 base = baseline_of(every, c)
                 r = ratio(c, base)
-                L.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                rn = ratio(c, baseline_of(every, c, "no-flush"))
+                L.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                     c["config"], c["reps"], fmt_range(c["copy_s"]), fmt_range(c["safe_s"]),
-                    "%.2fx" % r if r is not None else "-", fmt_range(c["mb_per_s_safe"]),
+                    "%.2fx" % r if r is not None else "-", "%.2fx" % rn if rn is not None else "-",
+                    fmt_range(c["mb_per_s_safe"]),
                     fmt_range(c["peak_at_risk_bytes"], MIB), fmt_range(c["at_risk_at_return_bytes"], MIB),
                     fmt_range(c["jumps"], digits=0), fmt_range(c["busy_s"]),
                     fmt_range([x * 100 if x is not None else None for x in c["big_share"]], digits=0)))

@@ -94,7 +94,7 @@ class ReportTest(unittest.TestCase):
         self.assertFalse([c for c in summary["cells"] if c["group"] == "x-pace"])
         with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
             md = f.read()
-        self.assertIn("| x-cap38-syncfs0 | 1 | 7.5 | 15.0 | 0.75x |", md)
+        self.assertIn("| x-cap38-syncfs0 | 1 | 7.5 | 15.0 | 0.75x | - |", md)
 
     def test_warmup_discarded_and_reps(self):
         c = self.cell("udisks-default")
@@ -111,7 +111,7 @@ class ReportTest(unittest.TestCase):
     def test_ratio_against_same_group(self):
         c = self.cell("vfat-smart")
         self.assertAlmostEqual(report.ratio(c, report.baseline_of(self.summary["cells"], c)), 58 / 61)
-        self.assertIn("| vfat-smart | 3 | 29.0 (28.5-29.5) | 58.0 (57.0-59.0) | 0.95x |", self.md)
+        self.assertIn("| vfat-smart | 3 | 29.0 (28.5-29.5) | 58.0 (57.0-59.0) | 0.95x | 1.04x |", self.md)
 
     def test_goals(self):
         g = dict((t.split(":")[0], st) for st, t in report.goals(self.summary))
