@@ -425,6 +425,7 @@ class Bench:
             "lost_bytes": lost, "lost_device_s": round(lost / self.g["bw"], 2),
             "at_risk_at_yank_bytes": risk_at_yank, "peak_at_risk_bytes": series.peak_risk,
             "files": got["files"], "files_found": got["files_found"], "files_intact": got["files_intact"],
+            "matching_bytes": got.get("matching_bytes"), "checked_against_log": got.get("checked_against_log"),
             "fsck_rc": got["fsck_rc"], "fsck": got["fsck"],
             "unplug_s": round(t_unplugged - t0 - yanked["t_s"], 2), "series": series.samples,
         })

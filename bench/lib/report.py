@@ -32,6 +32,15 @@ def load_raw(raw):
                 line = line.strip()
                 if line.startswith("{"):
                     runs.append(json.loads(line))
+        ph = os.path.join(raw, name, "yank-posthoc.json")
+        if os.path.isfile(ph):           # corrections of yanks analysed before the stale-block fix
+            with open(ph) as f:
+                fix = json.load(f)
+            for r in runs:
+                c = fix.get(str(r.get("run"))) if r.get("yank") else None
+                if c:
+                    r.update(intact_bytes=c["intact_bytes"], lost_bytes=c["lost_bytes"],
+                             lost_device_s=c["lost_device_s"], yank_corrected=c["method"])
         meta = {}
         mp = os.path.join(raw, name, "run.json")
         if os.path.isfile(mp):
@@ -72,7 +81,8 @@ def build_summary(groups, command, generated=None):
                                   "written_bytes": r["written_bytes"], "intact_bytes": r["intact_bytes"],
                                   "lost_device_s": r["lost_device_s"], "at_risk_at_yank_bytes": r.get("at_risk_at_yank_bytes"),
                                   "fsck_rc": r.get("fsck_rc"), "files": r.get("files"),
-                                  "files_intact": r.get("files_intact")})
+                                  "files_intact": r.get("files_intact"),
+                                  "corrected": r.get("yank_corrected")})
                 continue
             c["reps"] += 1
             c["copy_s"].append(r["copy_s"])
@@ -296,8 +306,8 @@ def render(summary, plots=None, notes=None):
                 L.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
                 for c in ys:
                     for y in sorted(c["yank"], key=lambda y: POINTS.index(y["point"]) if y["point"] in POINTS else 9):
-                        L.append("| %s | %s | %.1f | %.1f | %.1f | %.2f | %s of %s | %s |" % (
-                            c["config"], y["point"], y["written_bytes"] / MIB, y["intact_bytes"] / MIB,
+                        L.append("| %s | %s%s | %.1f | %.1f | %.1f | %.2f | %s of %s | %s |" % (
+                            c["config"], y["point"], " (corrected post hoc)" if y.get("corrected") else "", y["written_bytes"] / MIB, y["intact_bytes"] / MIB,
                             y["lost_bytes"] / MIB, y["lost_device_s"], y.get("files_intact"), y.get("files"),
                             "clean" if y.get("fsck_rc") == 0 else "errors (%s)" % y.get("fsck_rc")))
             L.append("")
