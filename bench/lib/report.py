@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """The bench's report: raw results (bench/raw/GROUP/results.jsonl) -> summary.json ->
 RESULTS.md (+ plots). Pure Python 3 (no root, no lab); matplotlib only for the plots.
 

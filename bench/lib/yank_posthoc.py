@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """yank_posthoc.py - correct yank results whose analysis counted stale blocks.
 
-Usage: yank_posthoc.py RAW_GROUP_DIR --image IMG   (IMG: any image the bench made, for the
-       FAT geometry: every run makes the same file system, mkfs.vfat -F 32 -s 64)
+Usage: yank_posthoc.py RAW_GROUP_DIR --runs N,N,.. (--image IMG | --data-start B --cluster-bytes B)
+  IMG: any image the bench made, for the FAT geometry (every run makes the same file
+  system, mkfs.vfat -F 32 -s 64 on the 4 GiB profile image: data area at byte 2129920 of
+  the disk, 32 KiB clusters)
 
 Until 2026-12-01 09:55 UTC the host's yank analysis (tests/lab/lib/yank_analyze.py)
 counted every block of the copy that it found through the drive's FAT chain and that
@@ -64,10 +66,17 @@ def segments(log_lines):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("group")
-    ap.add_argument("--image", required=True)
+    ap.add_argument("--image")
+    ap.add_argument("--data-start", type=int)
+    ap.add_argument("--cluster-bytes", type=int)
     ap.add_argument("--runs", required=True, help="comma-separated run indices analysed before the fix")
     a = ap.parse_args()
-    data0, csize = fat_geometry(a.image, partition(a.image)[0])
+    if a.image:
+        data0, csize = fat_geometry(a.image, partition(a.image)[0])
+    elif a.data_start and a.cluster_bytes:
+        data0, csize = a.data_start, a.cluster_bytes
+    else:
+        sys.exit("yank_posthoc: --image, or --data-start and --cluster-bytes")
     logp = os.path.join(a.group, "stick", "HOTPLUG1.log.gz")
     opener = gzip.open if os.path.exists(logp) else open
     if not os.path.exists(logp):
