@@ -10,6 +10,11 @@
 #   lab_unplug                      surprise-remove it (QEMU device_del), wait until gone
 #   lab_hmp 'COMMAND'               a QEMU human-monitor command, its output
 #   lab_stick_mark N                in-band marker for the nbd-stick log of DEV (see below)
+#   lab_yank                        the hotplug stick (on nbd-stick) takes no more writes
+#                                   from now on, as if pulled (then lab_unplug)
+#   lab_yank_analyze SRC DST        after a yank and lab_unplug: the host reads the hotplug
+#                                   stick's image offline (JSON: intact bytes of host file
+#                                   or tree SRC found at DST on the drive, fsck.fat -n)
 #   lab_as_user CMD...              run CMD as labuser (uid 1000)
 #   lab_polkit_allow_user           polkit rule: labuser may do any udisks2 action
 unset BASH_ENV
@@ -79,6 +84,12 @@ _lab_request() {
 }
 
 lab_hmp() { _lab_request hmp "$*"; }
+
+lab_yank() { _lab_request yank; }
+
+lab_yank_analyze() {   # SRC(host path) DST(on the drive)
+  _lab_request yank-analyze "$(printf '{"src": "%s", "dst": "%s"}' "$1" "$2")"
+}
 
 lab_hotplug() {
   local d

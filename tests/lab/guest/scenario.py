@@ -210,9 +210,15 @@ def stick_segment(log_path, start_mark, end_mark, data_offset, settle_window=Fal
     with open(log_path) as f:
         lines = f.read().splitlines()
     inside = False
+    queue = 1      # the filter's command queue model (stick-queue): see is_jump() there
     for line in lines:
         p = line.split()
         if not p:
+            continue
+        if p[0] == "#":
+            m = re.search(r" queue=(\d+)", line)
+            if m:
+                queue = int(m.group(1))
             continue
         if p[0] == "M":
             idx = int(p[1])
@@ -227,13 +233,15 @@ def stick_segment(log_path, start_mark, end_mark, data_offset, settle_window=Fal
     if start_mark not in marks or end_mark not in marks:
         return None
     a, b = marks[start_mark], marks[end_mark]
-    data_disc, last_end = 0, None
+    data_disc, last_start, last_end = 0, None, None
+    reach = queue * 512 * 1024
     for off, n in writes:
         if off < data_offset:
             continue
-        if last_end is not None and off != last_end:
+        if last_end is not None and (off != last_end if queue == 1 else
+                                     not (off + reach >= last_start and off <= last_end + reach)):
             data_disc += 1
-        last_end = off + n
+        last_start, last_end = off, off + n
     t_start = float(a[2])
     return {"write_times_s": [round(t - t_start, 3) for t in times] if settle_window else None,
             "writes": int(b[3]) - int(a[3]), "bytes": int(b[4]) - int(a[4]),

@@ -32,6 +32,13 @@ lab_kernel_dir() {     # SERIES -> absolute kernel dir (fails when lab-setup has
 }
 lab_kernel_version() { local d; d=$(lab_kernel_dir "$1") || return 1; printf '%s\n' "${d##*/kernel-}"; }
 
+# the nbd-stick filter built from this checkout's source (lab-setup builds it there)
+lab_stick_filter() {
+  local h
+  h=$(cat "$LAB_DIR/nbd-stick/stick-filter.c" "$LAB_DIR/nbd-stick/Makefile" | sha1sum | cut -c1-12)
+  printf '%s/bin/stick-%s/nbdkit-stick-filter.so\n' "$LAB_CACHE" "$h"
+}
+
 # the nbd-stick profiles: tests/lab/nbd-stick/profiles/NAME.conf
 lab_profile_file() { printf '%s/nbd-stick/profiles/%s.conf\n' "$LAB_DIR" "$1"; }
 

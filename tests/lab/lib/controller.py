@@ -3,7 +3,9 @@
 
 - streams the check script's output (share/.ctl/check.out) to stdout as it grows;
 - serves the guest's requests (share/.ctl/req-ID -> share/.ctl/ack-ID): hotplug,
-  unplug, hmp, over QMP;
+  unplug, hmp, over QMP; yank (the hotplug stick's nbd-stick filter stops taking writes
+  from now on: its yank file); yank-analyze (reads the hotplug stick's image offline on
+  the host after a yank, with lib/yank_analyze.py; only while the stick is unplugged);
 - copies the console's "@@ ..." markers into timeline.txt with host-side times.
 
 Usage: controller.py CONFIG.json   (written by guest-run; see there for the keys)
@@ -13,6 +15,7 @@ import json
 import os
 import re
 import socket
+import subprocess
 import sys
 import time
 
@@ -175,8 +178,38 @@ class Controller:
         out = self.monitor().execute("human-monitor-command", **{"command-line": line})
         return True, out.replace("\r", "").rstrip("\n")
 
+    def yank_analyze(self, arg):
+        """arg: JSON {"src": host path of the copy's source, "dst": path on the drive}."""
+        image = self.cfg.get("hotplug_image")
+        if not image or not os.path.exists(image):
+            return False, "this run has no hotplug image"
+        if self.plugged:
+            return False, "unplug HOTPLUG1 first (the image must be frozen)"
+        req = json.loads(arg)
+        src, dst = str(req["src"]), str(req["dst"])
+        if not os.path.isabs(src) or not os.path.exists(src):
+            return False, "no such source on the host: %s" % src
+        tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), "yank_analyze.py")
+        p = subprocess.run([sys.executable, tool, "--image", image, "--src", src, "--dst", dst],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
+        if p.returncode != 0:
+            return False, "yank_analyze failed: %s" % p.stderr.strip()[-300:]
+        return True, p.stdout.strip()
+
+    def yank(self):
+        path = self.cfg.get("hotplug_yank_file")
+        if not path or not self.plugged:
+            return False, "no hotplug stick on nbd-stick attached"
+        with open(path, "w"):
+            pass
+        return True, "HOTPLUG1 takes no more writes"
+
     def handle(self, text):
         verb, _, arg = text.strip().partition(" ")
+        if verb == "yank":
+            return self.yank()
+        if verb == "yank-analyze":
+            return self.yank_analyze(arg)
         if verb == "hotplug":
             return self.hotplug()
         if verb == "unplug":
@@ -235,7 +268,7 @@ class Controller:
                 self.serve_requests()
             else:
                 break
-            time.sleep(0.1)
+            time.sleep(0.02)
 
 
 def main():

@@ -11,10 +11,34 @@
  * until its charge has elapsed, as on a stick with one flash channel. Reads, flushes and
  * trims are passed through free of charge.
  *
+ * Command queue (stick-queue=N, default 1). A Bulk-Only (usb-storage) device takes one
+ * command at a time: with N = 1 a write is a jump when it does not start where the
+ * previous one ended (as before). A UAS drive takes N tagged commands at once and sorts
+ * them (as NCQ does). QEMU's scsi-disk writes each SCSI command in 128 KiB pieces, the
+ * next piece only after the guest's data for it has arrived, so with several UAS commands
+ * in flight the pieces reach the filter round-robin across the commands (seen in the log:
+ * every piece a "jump", ~1900 per 256 MiB). A real drive has the whole commands in its
+ * queue and writes them in order. So with N > 1 a write is charged as a jump only when it
+ * lies outside the reach of the commands in flight: farther than N x 512 KiB (the most uas
+ * sends per command) from the previous write. Pieces of commands in flight together cost
+ * no jump; a jump to the FAT, a directory or another file, and the jump back, still do
+ * (a short hop, e.g. from one FAT copy to the next, is free in this model).
+ *
+ * Yank: when the file stick-yank-file=PATH exists (the lab's controller creates it on
+ * the guest's request; checked before every write), or on a 4 KiB read of block
+ * YANK_BLOCK (200) of the marker area (in-band, but it queues behind the guest's writes:
+ * up to a second late), the device stops accepting writes at that instant, as if pulled: every later write and write-zeroes is dropped (not
+ * applied; acknowledged at once, so the guest does not hang in error handling until it is
+ * device_del'ed) and counted. The image then holds exactly what the device had when it
+ * was pulled. A read of block UNYANK_BLOCK (201), or a new NBD connection (the drive
+ * plugged in again, which also removes the yank file), makes it accept writes again.
+ *
  * The request log (stick-log=FILE) has one line per write and marker lines:
  *   W <time_s> <offset> <bytes> <discontinuous 0|1> <charged_ms>
  *   M <index> <time_s> <writes> <bytes> <discontinuities> <busy_s>   (running totals)
- *   S writes=.. bytes=.. discontinuities=.. small=.. flushes=.. busy_s=..   (at exit)
+ *   Y <time_s> <writes> <bytes>                     (yanked; totals up to then)
+ *   U <time_s> <dropped_writes> <dropped_bytes>     (accepting writes again)
+ *   S writes=.. bytes=.. discontinuities=.. small=.. flushes=.. busy_s=.. dropped=..  (at exit)
  * A marker is a 4 KiB read of block N (N < 128) of the marker area, which starts
  * 1 MiB before the end of the disk (stick-marks=0 turns this off): a guest delimits a
  * run by reading block 2k before and 2k+1 after it, with O_DIRECT, and subtracts totals.
@@ -27,19 +51,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <nbdkit-filter.h>
 
 #define MARK_AREA_FROM_END (1024 * 1024)
 #define MARK_BLOCK 4096
 #define MARK_COUNT 128
+#define YANK_BLOCK 200
+#define UNYANK_BLOCK 201
+#define MAX_QUEUE 64
+#define UAS_MAX_COMMAND (512 * 1024)
 
 /* parameters */
 static int64_t bw = 20 * 1000 * 1000;  /* bytes per second */
 static double cmd_ms = 0.5, seek_ms = 20, small_ms = 0;
 static int64_t small_bytes = 0;
-static const char *log_path;
+static const char *log_path, *yank_file;
 static bool marks = true;
+static int queue_depth = 1;
 
 /* state, all under lock */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -48,6 +78,9 @@ static struct timespec t_start;
 static uint64_t last_end = UINT64_MAX;
 static uint64_t n_writes, n_bytes, n_discont, n_small, n_flushes;
 static double busy_s;
+static bool yanked;
+static uint64_t n_dropped, n_dropped_bytes;
+static uint64_t last_start = UINT64_MAX;
 
 static double
 seconds_since (const struct timespec *t0)
@@ -99,6 +132,25 @@ stick_config (nbdkit_next_config *next, nbdkit_backend *nxdata,
       small_bytes = nbdkit_parse_size (value);
       return small_bytes < 0 ? -1 : 0;
     }
+  if (strcmp (key, "stick-queue") == 0)
+    {
+      char *end;
+      long v;
+      errno = 0;
+      v = strtol (value, &end, 10);
+      if (errno != 0 || end == value || *end != '\0' || v < 1 || v > MAX_QUEUE)
+        {
+          nbdkit_error ("stick-queue: expected a queue depth 1 to %d, got '%s'", MAX_QUEUE, value);
+          return -1;
+        }
+      queue_depth = v;
+      return 0;
+    }
+  if (strcmp (key, "stick-yank-file") == 0)
+    {
+      yank_file = value;
+      return 0;
+    }
   if (strcmp (key, "stick-log") == 0)
     {
       log_path = value;
@@ -138,10 +190,10 @@ stick_get_ready (int thread_model)
         }
       fprintf (log_file,
                "# nbd-stick bw=%" PRId64 " cmd_ms=%g seek_ms=%g small_bytes=%" PRId64
-               " small_ms=%g\n"
+               " small_ms=%g queue=%d\n"
                "# W time_s offset bytes discontinuous charged_ms\n"
                "# M index time_s writes bytes discontinuities busy_s\n",
-               bw, cmd_ms, seek_ms, small_bytes, small_ms);
+               bw, cmd_ms, seek_ms, small_bytes, small_ms, queue_depth);
       fflush (log_file);
     }
   return 0;
@@ -154,10 +206,37 @@ stick_unload (void)
     return;
   fprintf (log_file,
            "S writes=%" PRIu64 " bytes=%" PRIu64 " discontinuities=%" PRIu64
-           " small=%" PRIu64 " flushes=%" PRIu64 " busy_s=%.3f\n",
-           n_writes, n_bytes, n_discont, n_small, n_flushes, busy_s);
+           " small=%" PRIu64 " flushes=%" PRIu64 " busy_s=%.3f dropped=%" PRIu64 "\n",
+           n_writes, n_bytes, n_discont, n_small, n_flushes, busy_s, n_dropped);
   fclose (log_file);
   log_file = NULL;
+}
+
+/* Pull the device now (lock held). */
+static void
+do_yank (void)
+{
+  if (yanked)
+    return;
+  yanked = true;
+  n_dropped = n_dropped_bytes = 0;
+  if (log_file)
+    {
+      fprintf (log_file, "Y %.6f %" PRIu64 " %" PRIu64 "\n",
+               seconds_since (&t_start), n_writes, n_bytes);
+      fflush (log_file);
+    }
+}
+
+/* Is a write at OFFSET a jump? (lock held) */
+static bool
+is_jump (uint64_t offset)
+{
+  uint64_t reach = (uint64_t) queue_depth * UAS_MAX_COMMAND;
+
+  if (queue_depth == 1 || last_end == UINT64_MAX)
+    return offset != last_end;
+  return !(offset + reach >= last_start && offset <= last_end + reach);
 }
 
 /* Charge one write of COUNT bytes at OFFSET; DO_IO performs it. Holds the lock until
@@ -172,8 +251,17 @@ charged_write (uint32_t count, uint64_t offset,
   int r;
 
   pthread_mutex_lock (&lock);
+  if (!yanked && yank_file && access (yank_file, F_OK) == 0)
+    do_yank ();
+  if (yanked)
+    {
+      n_dropped++;
+      n_dropped_bytes += count;
+      pthread_mutex_unlock (&lock);
+      return 0;
+    }
   clock_gettime (CLOCK_MONOTONIC, &t0);
-  discont = offset != last_end;
+  discont = is_jump (offset);
   cost = (double) count / bw + cmd_ms / 1000;
   if (discont)
     cost += seek_ms / 1000;
@@ -193,6 +281,7 @@ charged_write (uint32_t count, uint64_t offset,
   while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) == EINTR)
     ;
   last_end = offset + count;
+  last_start = offset;
   n_writes++;
   n_bytes += count;
   n_discont += discont;
@@ -205,6 +294,30 @@ charged_write (uint32_t count, uint64_t offset,
     }
   pthread_mutex_unlock (&lock);
   return r;
+}
+
+/* A new NBD connection is a new plug of the device: it accepts writes again. */
+static void *
+stick_open (nbdkit_next_open *next, nbdkit_context *context, int readonly,
+            const char *exportname, int is_tls)
+{
+  if (next (context, readonly, exportname) == -1)
+    return NULL;
+  pthread_mutex_lock (&lock);
+  if (yank_file)
+    unlink (yank_file);
+  if (yanked)
+    {
+      yanked = false;
+      if (log_file)
+        {
+          fprintf (log_file, "U %.6f %" PRIu64 " %" PRIu64 "\n",
+                   seconds_since (&t_start), n_dropped, n_dropped_bytes);
+          fflush (log_file);
+        }
+    }
+  pthread_mutex_unlock (&lock);
+  return NBDKIT_HANDLE_NOT_NEEDED;
 }
 
 struct io
@@ -266,7 +379,22 @@ stick_pread (nbdkit_next *next, void *handle, void *buf, uint32_t count,
       if (size >= 2 * MARK_AREA_FROM_END)
         {
           uint64_t area = (uint64_t) size - MARK_AREA_FROM_END;
-          if (offset >= area && offset < area + MARK_COUNT * MARK_BLOCK)
+          uint64_t block = offset >= area ? (offset - area) / MARK_BLOCK : UINT64_MAX;
+          if (block == YANK_BLOCK || block == UNYANK_BLOCK)
+            {
+              pthread_mutex_lock (&lock);
+              if (block == YANK_BLOCK)
+                do_yank ();
+              else if (block == UNYANK_BLOCK && yanked)
+                {
+                  yanked = false;
+                  fprintf (log_file, "U %.6f %" PRIu64 " %" PRIu64 "\n",
+                           seconds_since (&t_start), n_dropped, n_dropped_bytes);
+                }
+              fflush (log_file);
+              pthread_mutex_unlock (&lock);
+            }
+          else if (offset >= area && offset < area + MARK_COUNT * MARK_BLOCK)
             {
               pthread_mutex_lock (&lock);
               fprintf (log_file, "M %" PRIu64 " %.6f %" PRIu64 " %" PRIu64 " %" PRIu64 " %.6f\n",
@@ -290,10 +418,14 @@ static struct nbdkit_filter filter = {
     "stick-seek-ms=MS         extra cost of a write that does not continue the last (20)\n"
     "stick-small-bytes=SIZE   writes shorter than this pay stick-small-ms (default 0)\n"
     "stick-small-ms=MS        small-write penalty (default 0)\n"
+    "stick-queue=N            commands in flight: 1 (Bulk-Only, default) or up to 64 (UAS;\n"
+    "                         writes within N x 512 KiB of the previous are no jumps)\n"
+    "stick-yank-file=PATH     when PATH exists, the device takes no more writes (a pull)\n"
     "stick-log=FILE           request log with markers and a summary\n"
     "stick-marks=BOOL         count 4K reads in the last MiB as markers (default true)",
   .thread_model = stick_thread_model,
   .get_ready = stick_get_ready,
+  .open = stick_open,
   .unload = stick_unload,
   .pread = stick_pread,
   .pwrite = stick_pwrite,

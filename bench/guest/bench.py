@@ -1,0 +1,562 @@
+#!/usr/bin/env python3
+"""Guest side of bench/run: one group of the benchmark matrix in one lab guest.
+
+Usage (inside a guest-run guest with vfat-smart installed and HOTPLUG1 served by the
+nbd-stick filter): bench.py GROUP.json
+
+The group (written by bench/run) has: name, kernel, profile, bw (bytes/s of the profile),
+vm ("defaults" | "race"), fragment_mib, workloads [{name, kind, bytes, host_src}],
+configs [{setup, label, ...}], reps, warmup, yank {points, setups, workloads, reps}.
+
+Setups, each through the path a person uses (the stick is hot-plugged once; its file
+system is made fresh before every run; udev sees the change and the rules run):
+  udisks-default  a lab udev rule sets VFAT_SMART_IGNORE=1 for the stick (the documented
+                  per-drive switch), so udisks mounts with its own defaults (flush);
+                  labuser runs `udisksctl mount`; BDI knobs at the kernel's defaults
+  vfat-smart      vfat-smart as installed: no lab rule; the project's udev rule applies
+                  the knobs and exports UDISKS_MOUNT_OPTIONS_VFAT_*; `udisksctl mount`
+  no-flush        reference: root mounts with udisks' options minus flush
+  sync            reference: root mounts with udisks' options minus flush, plus sync
+  patched-flush   udisks' default with the patched fat module (config fat_module)
+  x-*             experiments: root mounts with the config's mount_options, knobs
+                  (BDI, written by hand) and an optional pacer {mode, period_s}
+"Safe" is when the unmount returned (udisksctl unmount, or umount). labuser copies
+with `cp -r` from tmpfs. One JSON object per run on stdout and in $LAB_OUT/results.jsonl.
+
+Yank runs: at the point (half: cp has write()n half the bytes; return: cp returned;
+return+1s) the stick stops taking writes (nbd-stick yank block), the guest records the
+bytes cp had written, the stick is surprise-removed (device_del), and the host reads the
+frozen image offline (lab_yank_analyze: mtools + fsck.fat -n) and counts intact bytes.
+"""
+import ctypes
+import json
+import mmap
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.environ["VSM_LAB_GUEST_DIR"])
+from scenario import (Device, Tracer, read, select_fat_module, sh, stick_segment,  # noqa: E402
+                      summarize_trace, write)
+
+MIB = 1 << 20
+SERIAL = "HOTPLUG1"
+IGNORE_RULE = "/etc/udev/rules.d/60-vsm-bench-ignore.rules"
+ROOT_MP = "/mnt/bench"
+UDISKS_OPTS = "uid=1000,gid=1000,shortname=mixed,utf8=1,showexec,nodev,nosuid"
+VM = {
+    # the distribution's defaults (the kernel's own): the headline
+    "defaults": {"dirty_ratio": 20, "dirty_background_ratio": 10,
+                 "dirty_writeback_centisecs": 500, "dirty_expire_centisecs": 3000},
+    # the LAB-NOTES race setup (with fragment_mib)
+    "race": {"dirty_bytes": 419430400, "dirty_background_bytes": 67108864,
+             "dirty_writeback_centisecs": 100, "dirty_expire_centisecs": 3000},
+}
+YANK_BLOCK = 200
+libc = ctypes.CDLL("libc.so.6", use_errno=True)
+
+
+def log(msg):
+    print("[bench %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
+
+
+def settle():
+    sh("udevadm", "settle", "--timeout=60", check=False)
+
+
+def lab(fn, *args):
+    return sh("bash", "-c", '. /run/lab/lib.sh; %s "$@"' % fn, "lab", *args).strip()
+
+
+def host_request(text, timeout=60):
+    """A request to the lab's host controller (as _lab_request in lib.sh), polled fast."""
+    ctl = "/run/lab/.ctl"
+    rid = "%d-%d-bench" % (time.time_ns(), os.getpid())
+    with open("%s/.req-%s" % (ctl, rid), "w") as f:
+        f.write(text + "\n")
+    os.rename("%s/.req-%s" % (ctl, rid), "%s/req-%s" % (ctl, rid))
+    ack = "%s/ack-%s" % (ctl, rid)
+    end = time.monotonic() + timeout
+    while not os.path.exists(ack):
+        if time.monotonic() > end:
+            raise SystemExit("bench: no answer from the host to %r" % text)
+        time.sleep(0.005)
+    with open(ack) as f:
+        st, _, answer = f.read().partition("\n")
+    os.unlink(ack)
+    if st != "ok":
+        raise SystemExit("bench: host said to %r: %s" % (text, answer.strip()))
+    return answer.strip()
+
+
+def direct_read_block(disk, block_from_end_area):
+    """4 KiB O_DIRECT read of block N of the marker area (last MiB) of DISK."""
+    size = int(sh("blockdev", "--getsize64", disk))
+    fd = os.open(disk, os.O_RDONLY | os.O_DIRECT)
+    try:
+        buf = mmap.mmap(-1, 4096)
+        os.preadv(fd, [buf], size - MIB + 4096 * block_from_end_area)
+    finally:
+        os.close(fd)
+
+
+class Series(threading.Thread):
+    """Samples dirty + writeback of the device's BDI and cp's written bytes."""
+
+    def __init__(self, dev, interval, pid_fn):
+        super().__init__(daemon=True)
+        self.dev, self.interval, self.pid_fn = dev, interval, pid_fn
+        self.stop_flag = threading.Event()
+        self.samples = []
+        self.t0 = time.monotonic()
+        self.peak_dirty = self.peak_risk = 0
+
+    def run(self):
+        while not self.stop_flag.is_set():
+            d, w = self.dev.dirty()
+            self.peak_dirty = max(self.peak_dirty, d)
+            self.peak_risk = max(self.peak_risk, d + w)
+            self.samples.append((round(time.monotonic() - self.t0, 2), d, w, written(self.pid_fn())))
+            self.stop_flag.wait(self.interval)
+
+    def stop(self):
+        self.stop_flag.set()
+        self.join()
+
+
+def proc_pid(cp):
+    kids = read("/proc/%d/task/%d/children" % (cp.pid, cp.pid), "")
+    return int(kids.split()[0]) if kids else None
+
+
+def written(pid):
+    """Bytes PID has write()n (wchar of /proc/PID/io), or None."""
+    if not pid:
+        return None
+    text = read("/proc/%d/io" % pid)
+    if not text:
+        return None
+    m = re.search(r"^wchar:\s+(\d+)", text, re.M)
+    return int(m.group(1)) if m else None
+
+
+class Pacer(threading.Thread):
+    """Experiment: trigger writeback of the mount every period_s (mode syncfs, fsync-bdev,
+    sfr = sync_file_range(WRITE) on every file being written, fdatawrite-bdev)."""
+
+    def __init__(self, mode, period, mountpoint, disk_part):
+        super().__init__(daemon=True)
+        self.mode, self.period, self.mp, self.part = mode, period, mountpoint, disk_part
+        self.stop_flag = threading.Event()
+        self.calls = 0
+        self.busy_s = 0.0
+
+    def files(self):
+        out = []
+        for root, _, names in os.walk(self.mp):
+            out += [os.path.join(root, n) for n in names]
+        return out
+
+    def once(self):
+        if self.mode == "syncfs":
+            fd = os.open(self.mp, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                libc.syncfs(fd)
+            finally:
+                os.close(fd)
+        elif self.mode == "fsync-bdev":
+            fd = os.open(self.part, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        elif self.mode == "sfr":
+            for p in self.files()[-4:]:
+                try:
+                    fd = os.open(p, os.O_RDONLY)
+                except OSError:
+                    continue
+                try:
+                    libc.sync_file_range(fd, ctypes.c_longlong(0), ctypes.c_longlong(0), 2)
+                finally:
+                    os.close(fd)
+        else:
+            raise SystemExit("bench: unknown pacer mode %s" % self.mode)
+
+    def run(self):
+        nxt = time.monotonic()
+        while not self.stop_flag.is_set():
+            t = time.monotonic()
+            self.once()
+            self.busy_s += time.monotonic() - t
+            self.calls += 1
+            nxt += self.period
+            self.stop_flag.wait(max(0, nxt - time.monotonic()))
+
+    def stop(self):
+        self.stop_flag.set()
+        self.join()
+
+
+class Bench:
+    def __init__(self, g):
+        self.g = g
+        self.fat = None
+        self.run_idx = 0
+        self.results = open(os.path.join(os.environ.get("LAB_OUT", "/run/lab/out"), "results.jsonl"), "a")
+        self.ignore = None
+        os.makedirs(ROOT_MP, exist_ok=True)
+        self.frag = None
+
+    # ------------------------------------------------------------------ the stick
+    def set_ignore(self, on):
+        if on == self.ignore:
+            return
+        if on:
+            with open(IGNORE_RULE, "w") as f:
+                f.write('# vfat-smart bench: leave the stick to udisks\' defaults\n'
+                        'SUBSYSTEM=="block", ENV{ID_SERIAL_SHORT}=="%s", ENV{VFAT_SMART_IGNORE}="1"\n' % SERIAL)
+        elif os.path.exists(IGNORE_RULE):
+            os.unlink(IGNORE_RULE)
+        sh("udevadm", "control", "--reload")
+        self.ignore = on
+
+    def plug(self):
+        lab("lab_hotplug")
+        self.dev = Device(SERIAL)
+        log("stick %s (%s)" % (self.dev.disk, self.g["profile"]))
+
+    def reset_knobs(self):
+        # what a fresh BDI has; vfat-smart-udev may have set others on the last change event
+        sh("vfat-smart", "restore", "--all", check=False, stderr=subprocess.DEVNULL)
+        for k, v in (("strict_limit", 0), ("min_ratio", 0), ("max_ratio", 100)):
+            p = os.path.join(self.dev.bdi, k)
+            if os.path.exists(p):
+                write(p, v)
+
+    def fresh_fs(self, config):
+        fs = self.g.get("fs", "vfat")
+        if fs == "vfat":
+            sh("mkfs.vfat", "-F", "32", "-s", "64", "-n", "BENCH", self.dev.part, stderr=subprocess.DEVNULL)
+        elif fs == "exfat":
+            sh("mkfs.exfat", "-L", "BENCH", self.dev.part, stderr=subprocess.DEVNULL)
+        else:
+            sh("mkfs.ext4", "-q", "-F", "-L", "BENCH", self.dev.part)
+        settle()
+        uses_rule = config["setup"] == "vfat-smart"
+        self.set_ignore(not uses_rule)
+        if not uses_rule:
+            self.reset_knobs()
+        # a change event on disk and partition: udev rules run as on a plug-in
+        sh("udevadm", "trigger", "--action=change", self.dev.disk)
+        sh("udevadm", "trigger", "--action=change", self.dev.part)
+        settle()
+        time.sleep(1)
+        if uses_rule:
+            props = sh("udevadm", "info", "-q", "property", self.dev.part)
+            if fs in ("vfat", "exfat") and "UDISKS_MOUNT_OPTIONS_%s_DEFAULTS=" % fs.upper() not in props:
+                raise SystemExit("bench: the project's udev rule did not export udisks' mount options")
+        else:
+            self.apply_knobs(config.get("knobs", {}))
+        sh("sync")
+        write("/proc/sys/vm/drop_caches", 3)
+
+    def apply_knobs(self, knobs):
+        for k, v in knobs.items():
+            write(os.path.join(self.dev.bdi, k), v)
+
+    def mount(self, config):
+        s = config["setup"]
+        if s in ("udisks-default", "vfat-smart", "patched-flush"):
+            out = sh("runuser", "-u", "labuser", "--", "udisksctl", "mount", "-b", self.dev.part)
+            m = re.search(r"Mounted \S+ at (.+?)\.?$", out.strip())
+            if not m:
+                raise SystemExit("bench: udisksctl mount said: %s" % out)
+            mp, how = m.group(1), "udisksctl"
+        else:
+            opts = config.get("mount_options")
+            if opts is None:
+                opts = UDISKS_OPTS + (",sync" if s == "sync" else "")
+            fs = self.g.get("fs", "vfat")
+            sh("mount", "-t", fs, *(["-o", opts] if opts else []), self.dev.part, ROOT_MP)
+            if fs == "ext4":
+                sh("chown", "labuser:labuser", ROOT_MP)
+            mp, how = ROOT_MP, "mount"
+        opts = [l.split()[3] for l in open("/proc/mounts") if l.split()[1] == mp][0]
+        return mp, how, opts
+
+    def unmount(self, mp, how):
+        if how == "udisksctl":
+            sh("runuser", "-u", "labuser", "--", "udisksctl", "unmount", "-b", self.dev.part)
+        else:
+            sh("umount", mp)
+
+    # ----------------------------------------------------------------------- runs
+    def run_one(self, workload, config, rep, warmup=False, yank=None):
+        g = self.g
+        idx = self.run_idx
+        self.run_idx += 1
+        want_fat = config.get("fat_module", "stock")
+        self.fat = select_fat_module(want_fat, self.fat) if g.get("fs", "vfat") == "vfat" else self.fat
+        self.fresh_fs(config)
+        vm = {}
+        for k, v in VM[g["vm"]].items():
+            write("/proc/sys/vm/" + k, v)
+        vm = {k: int(read("/proc/sys/vm/" + k)) for k in
+              ("dirty_bytes", "dirty_background_bytes", "dirty_ratio", "dirty_background_ratio",
+               "dirty_writeback_centisecs", "dirty_expire_centisecs")}
+        mp, how, opts = self.mount(config)
+        dev = self.dev
+        fs = g.get("fs", "vfat")
+        data_start = dev.data_start_sector(fs) if fs in ("vfat", "exfat") else 0
+        if fs in ("vfat", "exfat"):   # FAT in the cache (reads are free at the stick)
+            sh("dd", "if=" + dev.part, "of=/dev/null", "bs=64K",
+               "count=%d" % -(-dev.metadata_bytes(fs) // 65536), "status=none")
+        knobs = dev.knobs()
+        tracer = Tracer(dev)
+        dst = mp + "/" + workload["dst"]
+        src = workload["guest_src"]
+        proc = {"pid": None}
+        series = Series(dev, g.get("sample_s", 0.2), lambda: proc["pid"])
+        pacer = None
+        dev.mark(2 * idx)
+        tracer.start()
+        series.start()
+        t0 = time.monotonic()
+        cp = subprocess.Popen(["runuser", "-u", "labuser", "--", "cp", "-r", src, dst])
+        # runuser forks cp: find the child whose comm is cp
+        for _ in range(200):
+            kids = read("/proc/%d/task/%d/children" % (cp.pid, cp.pid), "")
+            if kids:
+                proc["pid"] = int(kids.split()[0])
+                break
+            time.sleep(0.005)
+        if config.get("pacer"):
+            pacer = Pacer(config["pacer"]["mode"], config["pacer"]["period_s"], mp, dev.part)
+            pacer.start()
+        yanked = None
+        if yank == "half":
+            half = workload["bytes"] // 2
+            while cp.poll() is None:
+                w = written(proc["pid"])
+                if w is not None and w >= half:
+                    yanked = self.yank(t0, w, proc["pid"])
+                    break
+                time.sleep(0.02)
+        last_w = written(proc["pid"])
+        rc = cp.wait() if yanked is None else None
+        t1 = time.monotonic()
+        at_return = sum(dev.dirty())
+        if yank == "return" and yanked is None:
+            yanked = self.yank(t0, workload["bytes"])
+        elif yank == "return+1s" and yanked is None:
+            time.sleep(1)
+            yanked = self.yank(t0, workload["bytes"])
+        if yanked is not None:
+            return self.finish_yank(idx, rep, workload, config, yank, yanked, t0, t1, mp, how, opts,
+                                    knobs, vm, tracer, series, pacer, cp, at_return, data_start)
+        if rc != 0:
+            raise SystemExit("bench: cp failed (%s)" % rc)
+        if pacer:
+            pacer.stop()
+        series.stop()
+        self.unmount(mp, how)
+        t2 = time.monotonic()
+        events, lost = tracer.stop()
+        tracer.close()
+        dev.mark(2 * idx + 1)
+        trace = summarize_trace(events, data_start, {"cp"})
+        device = stick_segment("/run/lab/stick/%s.log" % SERIAL, 2 * idx, 2 * idx + 1, data_start * 512)
+        res = self.base(idx, rep, workload, config, warmup, opts, knobs, vm, how)
+        res.update({
+            "copy_s": round(t1 - t0, 3), "umount_s": round(t2 - t1, 3), "safe_s": round(t2 - t0, 3),
+            "mb_per_s_safe": round(workload["bytes"] / 1e6 / (t2 - t0), 2),
+            "peak_dirty_bytes": series.peak_dirty, "peak_at_risk_bytes": series.peak_risk,
+            "at_risk_at_return_bytes": at_return,
+            "requests": trace["all"], "data_requests": trace["data"], "data_bios": trace["data_bios"],
+            "data_bio_bytes_by_writer": trace["data_bio_bytes_by_writer"], "trace_lost_events": lost,
+            "drive": device, "series": series.samples, "cp_written_at_return": last_w,
+            "pacer": {"calls": pacer.calls, "busy_s": round(pacer.busy_s, 2)} if pacer else None,
+        })
+        self.emit(res)
+        return res
+
+    def yank(self, t0, written_bytes, pid=None):
+        """Pull the stick now: the host creates the filter's yank file (out of band: an
+        in-band marker read would queue behind the guest's writes). WRITTEN_BYTES: what cp
+        had written when we decided; with PID, cp's count once the host acknowledged (the
+        larger, so the loss is not understated)."""
+        t = time.monotonic()
+        host_request("yank")
+        after = written(pid) if pid else None
+        return {"t_s": round(t - t0, 3), "ack_s": round(time.monotonic() - t, 3),
+                "written_bytes": max(written_bytes, after or 0), "written_before_bytes": written_bytes}
+
+    def finish_yank(self, idx, rep, workload, config, point, yanked, t0, t1, mp, how, opts, knobs, vm,
+                    tracer, series, pacer, cp, at_return, data_start):
+        risk_at_yank = sum(self.dev.dirty())
+        if pacer:
+            pacer.stop()
+        series.stop()
+        tracer.stop()
+        tracer.close()
+        lab("lab_unplug")
+        t_unplugged = time.monotonic()
+        for pid in (proc_pid(cp), cp.pid):
+            try:
+                os.kill(pid, 9)
+            except (OSError, TypeError):
+                pass
+        cp.wait()
+        sh("umount", "-l", mp, check=False)
+        ans = lab("lab_yank_analyze", workload["host_src"], workload["dst"])
+        got = json.loads(ans)
+        res = self.base(idx, rep, workload, config, False, opts, knobs, vm, how)
+        lost = yanked["written_bytes"] - got["intact_bytes"]
+        res.update({
+            "yank": point, "yank_t_s": yanked["t_s"], "yank_ack_s": yanked["ack_s"],
+            "written_before_bytes": yanked["written_before_bytes"], "copy_returned": point != "half",
+            "at_risk_at_return_bytes": at_return if point != "half" else None,
+            "copy_s": round(t1 - t0, 3) if point != "half" else None,
+            "written_bytes": yanked["written_bytes"], "intact_bytes": got["intact_bytes"],
+            "lost_bytes": lost, "lost_device_s": round(lost / self.g["bw"], 2),
+            "at_risk_at_yank_bytes": risk_at_yank, "peak_at_risk_bytes": series.peak_risk,
+            "files": got["files"], "files_found": got["files_found"], "files_intact": got["files_intact"],
+            "matching_bytes": got.get("matching_bytes"), "checked_against_log": got.get("checked_against_log"),
+            "fsck_rc": got["fsck_rc"], "fsck": got["fsck"],
+            "unplug_s": round(t_unplugged - t0 - yanked["t_s"], 2), "series": series.samples,
+        })
+        self.emit(res)
+        self.plug()
+        return res
+
+    def base(self, idx, rep, workload, config, warmup, opts, knobs, vm, how):
+        g = self.g
+        return {"group": g["name"], "run": idx, "rep": rep, "warmup": warmup,
+                "kernel": os.uname().release, "kernel_series": g["kernel"], "device": g["profile"],
+                "jump_ms": g["jump_ms"], "bw": g["bw"], "vm": g["vm"], "fs": g.get("fs", "vfat"),
+                "workload": workload["name"], "workload_bytes": workload["bytes"],
+                "setup": config["setup"], "config": config["label"], "fat_module": self.fat,
+                "mounted_by": how, "mount_options": opts, "knobs": knobs, "vm_values": vm,
+                "pacer_config": config.get("pacer")}
+
+    def emit(self, res):
+        line = json.dumps(res, sort_keys=True)
+        print(line, flush=True)
+        self.results.write(line + "\n")
+        self.results.flush()
+
+    def prepare(self):
+        if self.g.get("fragment_mib"):
+            ready = "/tmp/frag.ready"
+            self.frag = subprocess.Popen([self.g["frag_bin"], str(self.g["fragment_mib"]), ready])
+            for _ in range(1200):
+                if os.path.exists(ready):
+                    break
+                time.sleep(0.1)
+        # room for the biggest source in tmpfs (one workload's source at a time)
+        sh("mount", "-o", "remount,size=75%", "/tmp")
+
+    def load_source(self, w):
+        """The workload's source from the host into tmpfs (only one at a time)."""
+        sh("rm", "-rf", "/tmp/bench-src")
+        os.makedirs("/tmp/bench-src")
+        w["guest_src"] = "/tmp/bench-src/" + w["name"]
+        t = time.monotonic()
+        sh("cp", "-r", "/run/lab/host" + w["host_src"], w["guest_src"])
+        sh("chmod", "-R", "a+rX", "/tmp/bench-src")
+        log("source %s in tmpfs (%.0f s)" % (w["name"], time.monotonic() - t))
+        w["dst"] = "big.bin" if w["kind"] == "big-file" else "files"
+
+    def run(self):
+        g = self.g
+        sh("bash", "-c", ". /run/lab/lib.sh; lab_polkit_allow_user")
+        self.set_ignore(True)
+        self.plug()
+        self.prepare()
+        y = g.get("yank") or {}
+        if g.get("order") == "rep-major":
+            return self.run_rep_major(y)
+        for wi, w in enumerate(g["workloads"]):
+            self.load_source(w)
+            if wi == 0 and g.get("warmup", True):
+                c = g["configs"][0]
+                log("warm-up: %s, %s (discarded)" % (w["name"], c["label"]))
+                self.run_one(w, c, 0, warmup=True)
+            for rep in range(1, g["reps"] + 1):
+                for c in g["configs"]:
+                    log("rep %d: %s, %s" % (rep, w["name"], c["label"]))
+                    self.run_one(w, c, rep)
+            if w["name"] not in y.get("workloads", []):
+                continue
+            for rep in range(1, y.get("reps", 1) + 1):
+                for c in g["configs"]:
+                    if c["label"] not in y.get("configs", []):
+                        continue
+                    for point in y.get("points", []):
+                        log("yank %s: %s, %s" % (point, w["name"], c["label"]))
+                        self.run_one(w, c, rep, yank=point)
+        if self.frag:
+            self.frag.kill()
+
+
+def run_rep_major(self, y):
+    """Every source in tmpfs at once; rep 1 of every cell, then the yanks, then the other
+    reps: a guest cut short by its deadline still has every cell once and the yanks."""
+    g = self.g
+    srcs = []
+    for w in g["workloads"]:
+        self.load_source_keep(w)
+        srcs.append(w)
+    if g.get("warmup", True):
+        w, c = srcs[0], g["configs"][0]
+        log("warm-up: %s, %s (discarded)" % (w["name"], c["label"]))
+        self.run_one(w, c, 0, warmup=True)
+
+    def reps(rep):
+        for w in srcs:
+            for c in g["configs"]:
+                log("rep %d: %s, %s" % (rep, w["name"], c["label"]))
+                self.run_one(w, c, rep)
+
+    reps(1)
+    for w in srcs:
+        if w["name"] not in y.get("workloads", []):
+            continue
+        for c in g["configs"]:
+            if c["label"] in y.get("configs", []):
+                for point in y.get("points", []):
+                    log("yank %s: %s, %s" % (point, w["name"], c["label"]))
+                    self.run_one(w, c, 1, yank=point)
+    for rep in range(2, g["reps"] + 1):
+        reps(rep)
+    if self.frag:
+        self.frag.kill()
+
+
+def load_source_keep(self, w):
+    os.makedirs("/tmp/bench-src", exist_ok=True)
+    w["guest_src"] = "/tmp/bench-src/" + w["name"]
+    if not os.path.exists(w["guest_src"]):
+        t = time.monotonic()
+        sh("cp", "-r", "/run/lab/host" + w["host_src"], w["guest_src"])
+        sh("chmod", "-R", "a+rX", "/tmp/bench-src")
+        log("source %s in tmpfs (%.0f s)" % (w["name"], time.monotonic() - t))
+    w["dst"] = "big.bin" if w["kind"] == "big-file" else "files"
+
+
+Bench.run_rep_major = run_rep_major
+Bench.load_source_keep = load_source_keep
+
+
+def main():
+    with open(sys.argv[1]) as f:
+        g = json.load(f)
+    Bench(g).run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,423 @@
+#!/usr/bin/python3
+"""The bench's report: raw results (bench/raw/GROUP/results.jsonl) -> summary.json ->
+RESULTS.md (+ plots). Pure Python 3 (no root, no lab); matplotlib only for the plots.
+
+Usage: report.py RAW_DIR OUT_DIR [COMMAND]     (bench/run calls write_all)
+"""
+import datetime
+import json
+import os
+import statistics
+import sys
+
+MIB = 1 << 20
+SETUPS = ("udisks-default", "vfat-smart", "no-flush", "sync", "patched-flush")
+BASELINE = "udisks-default"
+POINTS = ("half", "return", "return+1s")
+
+
+# ------------------------------------------------------------------------ raw input
+def load_raw(raw):
+    """[(group, meta, [run, ...])] for every RAW/GROUP/results.jsonl, sorted by group."""
+    out = []
+    if not os.path.isdir(raw):
+        return out
+    for name in sorted(os.listdir(raw)):
+        res = os.path.join(raw, name, "results.jsonl")
+        if not os.path.isfile(res):
+            continue
+        runs = []
+        with open(res) as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith("{"):
+                    runs.append(json.loads(line))
+        ph = os.path.join(raw, name, "yank-posthoc.json")
+        if os.path.isfile(ph):           # corrections of yanks analysed before the stale-block fix
+            with open(ph) as f:
+                fix = json.load(f)
+            for r in runs:
+                c = fix.get(str(r.get("run"))) if r.get("yank") else None
+                if c:
+                    r.update(intact_bytes=c["intact_bytes"], lost_bytes=c["lost_bytes"],
+                             lost_device_s=c["lost_device_s"], yank_corrected=c["method"])
+        meta = {}
+        mp = os.path.join(raw, name, "run.json")
+        if os.path.isfile(mp):
+            with open(mp) as f:
+                meta = json.load(f)
+        out.append((name, meta, runs))
+    return out
+
+
+def cell_key(r):
+    return (r["group"], r["kernel_series"], r["device"], r["workload"], r["fs"], r["vm"], r["config"])
+
+
+def build_summary(groups, command, generated=None):
+    """The summary (issue 11's schema, plus extra members) from load_raw()'s list."""
+    cells = {}
+    order = []
+    for gname, meta, runs in groups:
+        for r in runs:
+            if r.get("warmup"):
+                continue
+            k = cell_key(r)
+            if k not in cells:
+                order.append(k)
+                cells[k] = {
+                    "group": r["group"], "kernel": r["kernel_series"], "device": r["device"],
+                    "jump_ms": r["jump_ms"], "workload": r["workload"], "workload_bytes": r["workload_bytes"],
+                    "fs": r["fs"], "vm": r["vm"], "setup": r["setup"], "config": r["config"],
+                    "reps": 0, "copy_s": [], "safe_s": [], "peak_at_risk_bytes": [],
+                    "at_risk_at_return_bytes": [], "mb_per_s_safe": [], "jumps": [], "busy_s": [],
+                    "big_share": [], "yank": [], "device_bandwidth_bytes_s": r["bw"],
+                    "mount_options": r.get("mount_options"), "knobs": r.get("knobs"),
+                    "pacer": r.get("pacer_config"),
+                }
+            c = cells[k]
+            if r.get("yank"):
+                c["yank"].append({"point": r["yank"], "lost_bytes": r["lost_bytes"],
+                                  "written_bytes": r["written_bytes"], "intact_bytes": r["intact_bytes"],
+                                  "lost_device_s": r["lost_device_s"], "at_risk_at_yank_bytes": r.get("at_risk_at_yank_bytes"),
+                                  "fsck_rc": r.get("fsck_rc"), "files": r.get("files"),
+                                  "files_intact": r.get("files_intact"),
+                                  "corrected": r.get("yank_corrected")})
+                continue
+            c["reps"] += 1
+            c["copy_s"].append(r["copy_s"])
+            c["safe_s"].append(r["safe_s"])
+            c["peak_at_risk_bytes"].append(r["peak_at_risk_bytes"])
+            c["at_risk_at_return_bytes"].append(r["at_risk_at_return_bytes"])
+            c["mb_per_s_safe"].append(r["mb_per_s_safe"])
+            dev = r.get("drive") or {}
+            c["jumps"].append(dev.get("discontinuities"))
+            c["busy_s"].append(dev.get("busy_s"))
+            c["big_share"].append((r.get("data_requests") or {}).get("big_share"))
+    main, exp = [], []
+    for k in order:
+        c = cells[k]
+        # experiment groups (x-*) and experimental setups stay out of the matrix's cells
+        (main if c["setup"] in SETUPS and not c["group"].startswith("x-") else exp).append(c)
+    return {
+        "generated": generated or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "command": command,
+        "groups": [{"name": g, **{k: v for k, v in meta.items() if k != "group"},
+                    "runs": len(runs)} for g, meta, runs in groups],
+        "cells": main,
+        "experiments": exp,
+    }
+
+
+# ----------------------------------------------------------------------- statistics
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def fmt_range(xs, scale=1.0, digits=1):
+    """'median (min-max)' or the single value; '-' when empty."""
+    xs = [x / scale for x in xs if x is not None]
+    if not xs:
+        return "-"
+    f = "%%.%df" % digits
+    m = f % statistics.median(xs)
+    if len(xs) == 1:
+        return m
+    return "%s (%s-%s)" % (m, f % min(xs), f % max(xs))
+
+
+def baseline_of(cells, c, setup=BASELINE):
+    for o in cells:
+        if (o["group"], o["workload"], o["setup"]) == (c["group"], c["workload"], setup) and o["reps"]:
+            return o
+    return None
+
+
+def ratio(c, base, key="safe_s"):
+    if base is None or not c[key] or not base[key]:
+        return None
+    b = med(base[key])
+    return med(c[key]) / b if b else None
+
+
+def worst_yank(c):
+    """The yank run with the largest loss (or None)."""
+    return max(c["yank"], key=lambda y: y["lost_bytes"]) if c["yank"] else None
+
+
+# ---------------------------------------------------------------------------- goals
+def goals(summary):
+    """[(status, text)] with status 'met', 'MISSED' or 'not measured'."""
+    cells = summary["cells"]
+    out = []
+
+    def find(**kw):
+        return [c for c in cells if all(c.get(k) == v for k, v in kw.items()) and (c["reps"] or c["yank"])]
+
+    big = [c for c in find(device="cheap-stick", kernel="6.12", vm="defaults", setup="vfat-smart")
+           if c["workload"].startswith("big")]
+    if not big:
+        out.append(("not measured", "Cheap stick, one big file: time to safe <= 1.04x no flush, yank loss <= 2.5 s of bandwidth."))
+    for c in big:
+        nf = baseline_of(cells, c, "no-flush")
+        r = ratio(c, nf)
+        if r is None:
+            out.append(("not measured", "Cheap stick, %s: no no-flush reference in group %s." % (c["workload"], c["group"])))
+        else:
+            out.append(("met" if r <= 1.04 else "MISSED",
+                        "Cheap stick, %s (%s): vfat-smart is safe after %.2fx the no-flush time (goal <= 1.04x): %s s against %s s."
+                        % (c["workload"], c["group"], r, fmt_range(c["safe_s"]), fmt_range(nf["safe_s"]))))
+        out.append(yank_goal(c))
+    race = [c for c in find(device="cheap-stick", vm="race", setup="vfat-smart") if c["workload"].startswith("big")]
+    for c in race:
+        r = ratio(c, baseline_of(cells, c))
+        if r is not None:
+            out.append(("met" if r <= 0.85 else "MISSED",
+                        "Race setup, cheap stick, %s (%s): vfat-smart %.2fx udisks' default to safe (goal <= 0.85x)."
+                        % (c["workload"], c["group"], r)))
+    small = [c for c in find(device="cheap-stick", kernel="6.12", vm="defaults", setup="vfat-smart")
+             if not c["workload"].startswith("big")]
+    if not small:
+        out.append(("not measured", "Small files: >= 8x faster to safe than udisks' default."))
+    for c in small:
+        r = ratio(c, baseline_of(cells, c))
+        if r is None:
+            out.append(("not measured", "Small files %s (%s): no udisks-default reference." % (c["workload"], c["group"])))
+            continue
+        out.append(("met" if 1 / r >= 8 else "MISSED",
+                    "Small files, cheap stick, %s (%s): vfat-smart %.1fx faster to safe than udisks' default (goal >= 8x)."
+                    % (c["workload"], c["group"], 1 / r)))
+        if c["yank"]:
+            out.append(yank_goal(c))
+    slower = []
+    n = 0
+    for c in cells:
+        if c["setup"] != "vfat-smart" or not c["reps"]:
+            continue
+        r = ratio(c, baseline_of(cells, c))
+        if r is None:
+            continue
+        n += 1
+        if r > 1.03:
+            slower.append("%s %s %.2fx" % (c["group"], c["workload"], r))
+    if n:
+        out.append(("MISSED" if slower else "met",
+                    "No cell more than 3 %% slower to safe than udisks' default: %d cells compared%s."
+                    % (n, "; slower: " + ", ".join(slower) if slower else "")))
+    for dev in ("uas-ssd", "uas-hdd"):
+        cs = [c for c in cells if c["device"] == dev and c["setup"] == "vfat-smart" and c["reps"]]
+        if not cs:
+            out.append(("not measured", "%s within 3 %% of the fastest setup." % dev))
+        for c in cs:
+            others = [o for o in cells if (o["group"], o["workload"]) == (c["group"], c["workload"]) and o["reps"]]
+            best = min(med(o["safe_s"]) for o in others)
+            r = med(c["safe_s"]) / best
+            out.append(("met" if r <= 1.03 else "MISSED",
+                        "%s, %s: vfat-smart %.2fx the fastest setup (goal <= 1.03x)." % (dev, c["workload"], r)))
+    return out
+
+
+def yank_goal(c):
+    if not c["yank"]:
+        return ("not measured", "%s %s: no yank runs." % (c["group"], c["workload"]))
+    w = worst_yank(c)
+    pts = ", ".join("%s %.1f MiB = %.2f s" % (y["point"], y["lost_bytes"] / MIB, y["lost_device_s"]) for y in c["yank"])
+    return ("met" if w["lost_device_s"] <= 2.5 else "MISSED",
+            "Yank loss, %s %s %s (goal <= 2.5 s of the drive's bandwidth at every point): %s."
+            % (c["group"], c["workload"], c["setup"], pts))
+
+
+# -------------------------------------------------------------------------- markdown
+def render(summary, plots=None, notes=None):
+    L = []
+    cells = summary["cells"]
+    every = cells + summary.get("experiments", [])
+    L.append("# vfat-smart benchmark results")
+    L.append("")
+    L.append("Generated %s by `%s` from the raw results in `bench/raw/` (every number below comes from "
+             "those files; `bench/run --report-only` regenerates this file, `summary.json` and the plots)."
+             % (summary["generated"], summary["command"]))
+    L.append("")
+    L.append("## Goals (issue 11), vfat-smart as installed against the same run's references")
+    L.append("")
+    gl = goals(summary)
+    for st, text in sorted(gl, key=lambda x: {"MISSED": 0, "not measured": 1, "met": 2}[x[0]]):
+        L.append("- **%s**: %s" % (st, text))
+    L.append("")
+    if notes:
+        L.append(notes.strip())
+        L.append("")
+    L.append("## What was run")
+    L.append("")
+    L.append("| group | runs | guest time (boot to power-off) | exit | finished |")
+    L.append("| --- | --- | --- | --- | --- |")
+    tot = 0
+    for g in summary["groups"]:
+        t = g.get("guest_s") or g.get("wall_s")
+        tot += t or 0
+        L.append("| %s | %s of %s | %s | %s | %s |" % (
+            g["name"], g["runs"], g.get("runs_expected", "?"),
+            "%.1f min" % (t / 60) if t else "-", g.get("rc", "-"), g.get("finished", "-")))
+    L.append("")
+    L.append("Guest time in all: %.1f min (waiting for the shared lab not counted). Medians with min-max over the repetitions (a warm-up run per "
+             "group is discarded). Times in seconds; \"safe\" = the unmount returned (what eject does); "
+             "ratios are against udisks' default in the same group (same guest, same drive, same workload). "
+             "Jumps = writes at the simulated drive that do not continue the previous write (command queue "
+             "modelled for UAS). Big = share of data bytes in requests >= 768 KiB (UAS requests are at most "
+             "512 KiB, so 0 there)." % (tot / 60))
+    L.append("")
+    for part, title in ((cells, "Cells"), (summary.get("experiments", []), "Experiments")):
+        if not part:
+            continue
+        L.append("## %s" % title)
+        L.append("")
+        groups = []
+        for c in part:
+            if (c["group"], c["workload"]) not in groups:
+                groups.append((c["group"], c["workload"]))
+        for gname, wname in groups:
+            cs = [c for c in part if (c["group"], c["workload"]) == (gname, wname)]
+            c0 = cs[0]
+            L.append("### %s: %s, %s, Linux %s, vm %s, %s (%.0f MiB)" % (
+                gname, wname, c0["device"], c0["kernel"], c0["vm"], c0["fs"], c0["workload_bytes"] / MIB))
+            L.append("")
+            L.append("| setup | reps | copy returned s | safe s | safe vs udisks | safe vs no flush | MB/s to safe | peak at risk MiB | at risk at return MiB | jumps | drive busy s | big % |")
+            L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+            for c in cs:
+                if not c["reps"]:
+                    continue
+                base = baseline_of(every, c)
+                r = ratio(c, base)
+                rn = ratio(c, baseline_of(every, c, "no-flush"))
+                L.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    c["config"], c["reps"], fmt_range(c["copy_s"]), fmt_range(c["safe_s"]),
+                    "%.2fx" % r if r is not None else "-", "%.2fx" % rn if rn is not None else "-",
+                    fmt_range(c["mb_per_s_safe"]),
+                    fmt_range(c["peak_at_risk_bytes"], MIB), fmt_range(c["at_risk_at_return_bytes"], MIB),
+                    fmt_range(c["jumps"], digits=0), fmt_range(c["busy_s"]),
+                    fmt_range([x * 100 if x is not None else None for x in c["big_share"]], digits=0)))
+            ys = [c for c in cs if c["yank"]]
+            if ys:
+                L.append("")
+                L.append("Yank (drive stops taking writes at the point, then surprise removal; image read on the host):")
+                L.append("")
+                L.append("| setup | point | written by cp MiB | intact on the drive MiB | lost MiB | lost s of bandwidth | files intact | fsck.fat -n |")
+                L.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+                for c in ys:
+                    for y in sorted(c["yank"], key=lambda y: POINTS.index(y["point"]) if y["point"] in POINTS else 9):
+                        L.append("| %s | %s%s | %.1f | %.1f | %.1f | %.2f | %s of %s | %s |" % (
+                            c["config"], y["point"], " (corrected post hoc)" if y.get("corrected") else "", y["written_bytes"] / MIB, y["intact_bytes"] / MIB,
+                            y["lost_bytes"] / MIB, y["lost_device_s"], y.get("files_intact"), y.get("files"),
+                            "clean" if y.get("fsck_rc") == 0 else "errors (%s)" % y.get("fsck_rc")))
+            L.append("")
+    if plots:
+        L.append("## Plots")
+        L.append("")
+        for title, path in plots:
+            L.append("- %s: ![%s](%s)" % (title, title, path))
+        L.append("")
+    elif plots is not None:
+        L.append("Plots: skipped (python3-matplotlib is not installed).")
+        L.append("")
+    return "\n".join(L) + "\n"
+
+
+# ----------------------------------------------------------------------------- plots
+def make_plots(groups, summary, outdir):
+    """PNG plots into OUTDIR/plots; [(title, relative path)]; None without matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    pdir = os.path.join(outdir, "plots")
+    os.makedirs(pdir, exist_ok=True)
+    made = []
+    # 1. data at risk over time, big file on the cheap stick: udisks' default vs vfat-smart
+    for gname, meta, runs in groups:
+        big = [r for r in runs if r["device"] == "cheap-stick" and r["workload"].startswith("big")
+               and not r.get("warmup") and not r.get("yank") and r.get("series")
+               and r["setup"] in ("udisks-default", "vfat-smart", "no-flush")]
+        if not big:
+            continue
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        for setup, color in (("udisks-default", "tab:red"), ("no-flush", "tab:gray"), ("vfat-smart", "tab:blue")):
+            rs = sorted((r for r in big if r["setup"] == setup), key=lambda r: r["safe_s"])
+            if not rs:
+                continue
+            r = rs[len(rs) // 2]       # the median run
+            t = [s[0] for s in r["series"]]
+            risk = [(s[1] + s[2]) / MIB for s in r["series"]]
+            ax.plot(t, risk, color=color, label="%s (copy returned %.1f s, safe %.1f s)" % (setup, r["copy_s"], r["safe_s"]))
+            ax.axvline(r["copy_s"], color=color, linestyle=":", linewidth=1)
+            ax.axvline(r["safe_s"], color=color, linestyle="--", linewidth=1)
+        ax.set_xlabel("seconds since the copy started (dotted: copy returned, dashed: unmount returned)")
+        ax.set_ylabel("dirty + writeback MiB (page cache at risk)")
+        ax.set_title("%s: %s on %s, Linux %s (median run)" % (gname, big[0]["workload"], big[0]["device"], big[0]["kernel_series"]))
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+        name = "risk-%s.png" % gname
+        fig.tight_layout()
+        fig.savefig(os.path.join(pdir, name), dpi=100)
+        plt.close(fig)
+        made.append(("data at risk over time, %s" % gname, "plots/" + name))
+    # 2. time to safe per cell, grouped bars (relative to udisks' default)
+    cells = [c for c in summary["cells"] if c["reps"]]
+    keys = []
+    for c in cells:
+        if (c["group"], c["workload"]) not in keys:
+            keys.append((c["group"], c["workload"]))
+    if keys:
+        setups = [s for s in SETUPS if any(c["setup"] == s for c in cells)]
+        fig, ax = plt.subplots(figsize=(max(8, 1.2 * len(keys) + 3), 4.8))
+        width = 0.8 / max(1, len(setups))
+        for i, s in enumerate(setups):
+            xs, ys, labels = [], [], []
+            for j, k in enumerate(keys):
+                c = next((c for c in cells if (c["group"], c["workload"], c["setup"]) == (k[0], k[1], s)), None)
+                if c is None:
+                    continue
+                xs.append(j + i * width)
+                ys.append(med(c["safe_s"]))
+                labels.append("%.0f" % med(c["safe_s"]))
+            bars = ax.bar(xs, ys, width, label=s)
+            for b, lab in zip(bars, labels):
+                ax.annotate(lab, (b.get_x() + b.get_width() / 2, b.get_height()), ha="center", va="bottom", fontsize=7)
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(keys))])
+        ax.set_xticklabels(["%s\n%s" % k for k in keys], fontsize=7)
+        ax.set_ylabel("seconds to safe (median)")
+        ax.set_yscale("log")
+        ax.set_title("Time until safe to unplug (unmount returned), per cell")
+        ax.legend(fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+        fig.tight_layout()
+        fig.savefig(os.path.join(pdir, "time-to-safe.png"), dpi=100)
+        plt.close(fig)
+        made.append(("time to safe per cell", "plots/time-to-safe.png"))
+    return made
+
+
+def write_all(raw, outdir, command, generated=None, plots=True):
+    groups = load_raw(raw)
+    summary = build_summary(groups, command, generated)
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1, sort_keys=True)
+        f.write("\n")
+    made = make_plots(groups, summary, outdir) if plots and not os.environ.get("VSM_BENCH_NO_PLOTS") else None
+    notes = None
+    np = os.path.join(outdir, "notes.md")     # hand-written context (what is missing, why)
+    if os.path.isfile(np):
+        with open(np) as f:
+            notes = f.read()
+    with open(os.path.join(outdir, "RESULTS.md"), "w") as f:
+        f.write(render(summary, made, notes))
+    return summary
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    write_all(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "report.py")

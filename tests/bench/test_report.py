@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Unit test of bench/lib/report.py (raw results -> summary.json -> RESULTS.md) on a small
+synthetic raw results tree. No root, no lab, no matplotlib needed (plots are switched off)."""
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "lib"))
+import report  # noqa: E402
+
+MIB = 1 << 20
+
+
+def run(group, setup, safe, copy=None, workload="big1g", device="cheap-stick", rep=1, warmup=False,
+        vm="defaults", kernel="6.12", **extra):
+    r = {"group": group, "kernel_series": kernel, "device": device, "jump_ms": 20.0, "bw": 20000000,
+         "vm": vm, "fs": "vfat", "workload": workload, "workload_bytes": 1024 * MIB, "setup": setup,
+         "config": setup, "rep": rep, "warmup": warmup, "copy_s": copy if copy is not None else safe / 2,
+         "safe_s": safe, "peak_at_risk_bytes": 40 * MIB, "at_risk_at_return_bytes": 30 * MIB,
+         "mb_per_s_safe": 1024 * MIB / 1e6 / safe, "drive": {"discontinuities": 100, "busy_s": safe * 0.9},
+         "data_requests": {"big_share": 0.99}, "mount_options": "rw", "knobs": {}}
+    r.update(extra)
+    return r
+
+
+def yank(group, setup, point, written, intact, workload="big1g"):
+    r = run(group, setup, 1, workload=workload)
+    r.update({"yank": point, "written_bytes": written, "intact_bytes": intact,
+              "lost_bytes": written - intact, "lost_device_s": (written - intact) / 20000000,
+              "fsck_rc": 0, "files": 1, "files_intact": 0})
+    return r
+
+
+class ReportTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.raw = os.path.join(self.tmp.name, "raw")
+        g = os.path.join(self.raw, "h-cheap")
+        os.makedirs(g)
+        runs = [run("h-cheap", "udisks-default", 999, warmup=True)]      # discarded
+        for i, (u, v, n) in enumerate([(60, 58, 56), (62, 57, 55), (61, 59, 57)]):
+            runs += [run("h-cheap", "udisks-default", u, rep=i + 1), run("h-cheap", "vfat-smart", v, rep=i + 1),
+                     run("h-cheap", "no-flush", n, rep=i + 1)]
+        for s, safe in (("udisks-default", 120), ("vfat-smart", 10), ("no-flush", 9)):
+            runs.append(run("h-cheap", s, safe, workload="small1000x64k"))
+        runs += [yank("h-cheap", "vfat-smart", "half", 512 * MIB, 470 * MIB),
+                 yank("h-cheap", "vfat-smart", "return", 1024 * MIB, 990 * MIB),
+                 yank("h-cheap", "udisks-default", "half", 512 * MIB, 300 * MIB)]
+        runs.append(run("h-cheap", "x-syncfs1", 55, config="x-syncfs1"))
+        runs[-1]["setup"] = "x-syncfs1"
+        with open(os.path.join(g, "results.jsonl"), "w") as f:
+            for r in runs:
+                f.write(json.dumps(r) + "\n")
+        with open(os.path.join(g, "run.json"), "w") as f:
+            json.dump({"group": "h-cheap", "rc": 0, "wall_s": 600.0, "runs_expected": len(runs),
+                       "runs_got": len(runs)}, f)
+        os.environ["VSM_BENCH_NO_PLOTS"] = "1"
+        self.summary = report.write_all(self.raw, self.tmp.name, "bench/run --test", generated="2026-12-01T00:00:00Z")
+        with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
+            self.md = f.read()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def cell(self, setup, workload="big1g"):
+        return next(c for c in self.summary["cells"] if c["setup"] == setup and c["workload"] == workload)
+
+    def test_schema(self):
+        with open(os.path.join(self.tmp.name, "summary.json")) as f:
+            s = json.load(f)
+        self.assertEqual(s["generated"], "2026-12-01T00:00:00Z")
+        self.assertEqual(s["command"], "bench/run --test")
+        for c in s["cells"]:
+            for k in ("kernel", "device", "jump_ms", "workload", "fs", "vm", "setup", "reps", "copy_s",
+                      "safe_s", "peak_at_risk_bytes", "yank", "device_bandwidth_bytes_s"):
+                self.assertIn(k, c)
+            self.assertIn(c["setup"], report.SETUPS)
+            for y in c["yank"]:
+                self.assertIn(y["point"], report.POINTS)
+                self.assertEqual(y["lost_bytes"], y["written_bytes"] - y["intact_bytes"])
+        self.assertEqual([c["setup"] for c in s["experiments"]], ["x-syncfs1"])
+
+    def test_experiment_groups_apart(self):
+        g = os.path.join(self.raw, "x-pace")
+        os.makedirs(g)
+        with open(os.path.join(g, "results.jsonl"), "w") as f:
+            for s, safe in (("udisks-default", 20), ("vfat-smart", 18), ("x-cap38-syncfs0", 15)):
+                f.write(json.dumps(run("x-pace", s, safe, workload="big256")) + "\n")
+        summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
+        self.assertEqual(len([c for c in summary["experiments"] if c["group"] == "x-pace"]), 3)
+        self.assertFalse([c for c in summary["cells"] if c["group"] == "x-pace"])
+        with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
+            md = f.read()
+        self.assertIn("| x-cap38-syncfs0 | 1 | 7.5 | 15.0 | 0.75x | - |", md)
+
+    def test_warmup_discarded_and_reps(self):
+        c = self.cell("udisks-default")
+        self.assertEqual(c["reps"], 3)
+        self.assertEqual(sorted(c["safe_s"]), [60, 61, 62])
+        self.assertEqual(len(self.cell("vfat-smart")["yank"]), 2)
+
+    def test_median_range(self):
+        self.assertEqual(report.fmt_range([60, 62, 61]), "61.0 (60.0-62.0)")
+        self.assertEqual(report.fmt_range([3.0]), "3.0")
+        self.assertEqual(report.fmt_range([]), "-")
+        self.assertEqual(report.fmt_range([None, 2 * MIB], MIB), "2.0")
+
+    def test_ratio_against_same_group(self):
+        c = self.cell("vfat-smart")
+        self.assertAlmostEqual(report.ratio(c, report.baseline_of(self.summary["cells"], c)), 58 / 61)
+        self.assertIn("| vfat-smart | 3 | 29.0 (28.5-29.5) | 58.0 (57.0-59.0) | 0.95x | 1.04x |", self.md)
+
+    def test_goals(self):
+        g = dict((t.split(":")[0], st) for st, t in report.goals(self.summary))
+        # 58 / 56 = 1.036 <= 1.04 -> met; yank 42 MiB lost = 2.2 s at 20 MB/s -> met
+        self.assertEqual(g["Cheap stick, big1g (h-cheap)"], "met")
+        self.assertEqual(g["Yank loss, h-cheap big1g vfat-smart (goal <= 2.5 s of the drive's bandwidth at every point)"], "met")
+        self.assertEqual(g["Small files, cheap stick, small1000x64k (h-cheap)"], "met")
+        self.assertEqual(g["uas-ssd within 3 % of the fastest setup."], "not measured")
+        # the missed and unmeasured goals come first
+        first = self.md.split("## Goals")[1].split("\n- ")[1]
+        self.assertTrue(first.startswith("**not measured**") or first.startswith("**MISSED**"))
+
+    def test_missed_goal(self):
+        cells = self.summary["cells"]
+        c = self.cell("vfat-smart")
+        c["safe_s"] = [70, 71, 72]
+        st = [st for st, t in report.goals(self.summary) if t.startswith("Cheap stick, big1g")][0]
+        self.assertEqual(st, "MISSED")
+        self.assertTrue(any("slower: h-cheap big1g" in t for _, t in report.goals({"cells": cells})))
+
+    def test_yank_table(self):
+        self.assertIn("| vfat-smart | half | 512.0 | 470.0 | 42.0 | 2.20 |", self.md)
+        self.assertIn("| udisks-default | half | 512.0 | 300.0 | 212.0 | 11.11 |", self.md)
+
+    def test_empty_raw(self):
+        with tempfile.TemporaryDirectory() as d:
+            s = report.write_all(os.path.join(d, "none"), d, "x", generated="g")
+            self.assertEqual(s["cells"], [])
+            with open(os.path.join(d, "RESULTS.md")) as f:
+                self.assertIn("not measured", f.read())
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
