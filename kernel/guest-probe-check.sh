@@ -2,8 +2,8 @@
 # fix by behaviour, without the version marker.
 #
 # Run from the host, after kernel/build-modules --no-marker --variant wait0 --variant wait1
-# --variant hybrid, --variant control, and building kernel/out/probe/test-probe
-# (kernel/out/probe/build.sh, see kernel/README.md):
+# --variant hybrid, --variant control, and kernel/build-probe
+# (see kernel/README.md):
 #   VSM_PROBE_CHECKOUT=$PWD tests/lab/guest-run --kernel 6.12 --devices virtio \
 #     --script kernel/guest-probe-check.sh
 # For each fat module (the distribution's, the unpatched out-of-tree control build, and
