@@ -67,10 +67,9 @@ check_free (Check *c)
 static void
 check_deny (Check *c, const char *why)
 {
-  g_dbus_method_invocation_return_error (c->invocation, VSMD_ERROR, VSMD_ERROR_NOT_AUTHORIZED,
-                                         "%s needs %s: %s",
-                                         g_dbus_method_invocation_get_method_name (c->invocation),
-                                         c->action, why);
+  g_dbus_method_invocation_return_error (
+    c->invocation, VSMD_ERROR, VSMD_ERROR_NOT_AUTHORIZED, "%s needs %s: %s",
+    g_dbus_method_invocation_get_method_name (c->invocation), c->action, why);
   check_free (c);
 }
 
@@ -92,9 +91,8 @@ on_polkit_result (GObject *source, GAsyncResult *res, gpointer data)
   if (r == NULL)
     check_deny (c, error->message);
   else if (!polkit_authorization_result_get_is_authorized (r))
-    check_deny (c, polkit_authorization_result_get_is_challenge (r)
-                     ? "authentication is required"
-                     : "not authorized");
+    check_deny (c, polkit_authorization_result_get_is_challenge (r) ? "authentication is required"
+                                                                    : "not authorized");
   else
     check_allow (c);
 }
@@ -105,9 +103,9 @@ ask_polkit (Check *c)
   g_autoptr (PolkitSubject) subject =
     polkit_system_bus_name_new (g_dbus_method_invocation_get_sender (c->invocation));
 
-  polkit_authority_check_authorization (
-    c->bouncer->authority, subject, c->action, NULL,
-    POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION, NULL, on_polkit_result, c);
+  polkit_authority_check_authorization (c->bouncer->authority, subject, c->action, NULL,
+                                        POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION,
+                                        NULL, on_polkit_result, c);
 }
 
 static void
@@ -134,8 +132,8 @@ on_caller_uid (GObject *source, GAsyncResult *res, gpointer data)
 {
   Check *c = data;
   g_autoptr (GError) error = NULL;
-  g_autoptr (GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res,
-                                                              &error);
+  g_autoptr (GVariant) reply =
+    g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res, &error);
   guint32 uid;
 
   if (reply == NULL)
@@ -149,8 +147,8 @@ on_caller_uid (GObject *source, GAsyncResult *res, gpointer data)
       check_allow (c);
       return;
     }
-  c->action = c->target.removable && c->target.owner_uid == uid ? VSMD_ACTION_TUNE_OWN
-                                                                : VSMD_ACTION_MANAGE;
+  c->action =
+    c->target.removable && c->target.owner_uid == uid ? VSMD_ACTION_TUNE_OWN : VSMD_ACTION_MANAGE;
   if (c->bouncer->authority != NULL)
     ask_polkit (c);
   else
@@ -171,10 +169,9 @@ vsmd_bouncer_check (VsmdBouncer *bouncer, GDBusMethodInvocation *invocation,
   c->callback = callback;
   c->data = data;
   c->destroy = destroy;
-  g_dbus_connection_call (g_dbus_method_invocation_get_connection (invocation),
-                          "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                          "GetConnectionUnixUser",
-                          g_variant_new ("(s)", g_dbus_method_invocation_get_sender (invocation)),
-                          G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, on_caller_uid,
-                          c);
+  g_dbus_connection_call (
+    g_dbus_method_invocation_get_connection (invocation), "org.freedesktop.DBus",
+    "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixUser",
+    g_variant_new ("(s)", g_dbus_method_invocation_get_sender (invocation)), G_VARIANT_TYPE ("(u)"),
+    G_DBUS_CALL_FLAGS_NONE, -1, NULL, on_caller_uid, c);
 }

@@ -205,8 +205,7 @@ rescan (VsmdDaemon *self)
 static void
 on_uevent (GUdevClient *client, const char *action, GUdevDevice *dev, VsmdDaemon *self)
 {
-  if (g_strcmp0 (g_udev_device_get_devtype (dev), "disk") == 0 ||
-      g_str_equal (action, "remove"))
+  if (g_strcmp0 (g_udev_device_get_devtype (dev), "disk") == 0 || g_str_equal (action, "remove"))
     rescan (self);
   else
     refresh_all_mounts (self);

@@ -27,6 +27,10 @@
 #define DRIFT_CHECK_USEC (10 * G_USEC_PER_SEC)
 #define DRIFT_TOLERANCE 0.1
 #define NO_UID G_MAXUINT32
+/* without per-device figures (debugfs not mounted) the system's dirty data
+ * counts for a drive only this long after it last wrote: the kernel writes
+ * dirty pages out after dirty_expire_centisecs (30 s) at the latest */
+#define SYSTEM_SCOPE_USEC (35 * G_USEC_PER_SEC)
 
 struct _VsmdDevice
 {
@@ -41,12 +45,13 @@ struct _VsmdDevice
 
   VsmLearn *learn;
   VsmLearnLimits limits;
-  double option_seconds;     /* SetOptions max-dirty-seconds; 0: the policy's */
-  VsmFlushMode option_mode;  /* SetOptions flush-mode; AUTO: the policy's */
-  gboolean applying;         /* an apply or restore runs in a thread */
+  double option_seconds;    /* SetOptions max-dirty-seconds; 0: the policy's */
+  VsmFlushMode option_mode; /* SetOptions flush-mode; AUTO: the policy's */
+  gboolean applying;        /* an apply or restore runs in a thread */
   guint tick_id;
   gint64 last_drift_check;
 
+  gint64 last_write; /* monotonic time the disk last wrote */
   gboolean mounted;
   guint64 written_at_mount; /* the learner's count when the mount began */
   guint64 measured_this_mount;
@@ -83,15 +88,16 @@ vsmd_device_class_init (VsmdDeviceClass *klass)
 {
   G_OBJECT_CLASS (klass)->finalize = vsmd_device_finalize;
   /* the disk's record went (Restore): the daemon drops the object */
-  signals[SIGNAL_RECORD_GONE] = g_signal_new ("record-gone", G_TYPE_FROM_CLASS (klass),
-                                              G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                              G_TYPE_NONE, 0);
+  signals[SIGNAL_RECORD_GONE] =
+    g_signal_new ("record-gone", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
 }
 
 static void
 vsmd_device_init (VsmdDevice *d)
 {
   d->option_mode = VSM_FLUSH_MODE_AUTO;
+  d->last_write = G_MININT64 / 2;
 }
 
 const char *
@@ -178,7 +184,8 @@ read_facts (VsmdDevice *d)
     return;
   c = vsm_classify (dev);
   vsm_dbus_device_set_confidence (d->skeleton, c->confidence);
-  vsm_dbus_device_set_removable (d->skeleton, dev->removable || vsm_transport_is_usb (dev->transport));
+  vsm_dbus_device_set_removable (d->skeleton,
+                                 dev->removable || vsm_transport_is_usb (dev->transport));
   d->identity = vsm_drive_identity (dev);
   h = d->identity ? vsm_drive_history_load (d->identity, NULL) : NULL;
   if (h != NULL)
@@ -440,7 +447,15 @@ publish_sample (VsmdDevice *d, const VsmDirtyInfo *di)
 {
   guint64 measured = vsm_learn_get_bandwidth (d->learn);
   guint64 bw = vsm_learn_get_cap_bandwidth (d->learn);
+  guint64 cap = vsm_dbus_device_get_cap_bytes (d->skeleton);
   guint64 at_risk = di->valid ? di->dirty_bytes + di->writeback_bytes : 0;
+
+  /* the whole system's figure is an upper bound, and only while this drive
+   * can own part of it: within its cap, and not long after it last wrote */
+  if (!di->per_device)
+    at_risk = g_get_monotonic_time () - d->last_write > SYSTEM_SCOPE_USEC ? 0
+              : cap > 0                                                   ? MIN (at_risk, cap)
+                                                                          : at_risk;
 
   vsm_dbus_device_set_write_bandwidth (d->skeleton, measured);
   if (measured > 0)
@@ -472,6 +487,8 @@ on_tick (gpointer data)
       start_job (d, FALSE, NULL);
     }
   wrote = vsm_learn_get_bytes_written (d->learn) > before;
+  if (wrote)
+    d->last_write = g_get_monotonic_time ();
   if (wrote && vsm_learn_get_bandwidth (d->learn) > 0)
     d->measured_this_mount = vsm_learn_get_bandwidth (d->learn);
   vsm_dirty_info_read (d->bdi, &di);

@@ -32,8 +32,8 @@ vsmd_error_quark (void)
 GError *
 vsmd_error_from_core (const GError *error)
 {
-  int code = error->domain == VSM_ERROR && error->code <= VSM_ERROR_BUSY ? error->code
-                                                                           : VSMD_ERROR_FAILED;
+  int code =
+    error->domain == VSM_ERROR && error->code <= VSM_ERROR_BUSY ? error->code : VSMD_ERROR_FAILED;
   return g_error_new_literal (VSMD_ERROR, code, error->message);
 }
 

@@ -88,8 +88,7 @@ on_client (GObject *source, GAsyncResult *res, gpointer data)
   m = udisks_client_get_object_manager (client);
   g_signal_connect_swapped (m, "object-added", G_CALLBACK (emit_changed), u);
   g_signal_connect_swapped (m, "object-removed", G_CALLBACK (emit_changed), u);
-  g_signal_connect (m, "interface-proxy-properties-changed", G_CALLBACK (on_properties_changed),
-                    u);
+  g_signal_connect (m, "interface-proxy-properties-changed", G_CALLBACK (on_properties_changed), u);
   emit_changed (u);
 }
 
@@ -134,7 +133,8 @@ vsmd_udisks_mount_points (VsmdUdisks *u, const char *disk_syspath)
       UDisksFilesystem *fs = udisks_object_peek_filesystem (UDISKS_OBJECT (l->data));
       const char *const *points = fs ? udisks_filesystem_get_mount_points (fs) : NULL;
 
-      if (block && points && block_is_on_disk (udisks_block_get_device_number (block), disk_syspath))
+      if (block && points &&
+          block_is_on_disk (udisks_block_get_device_number (block), disk_syspath))
         g_strv_builder_addv (out, (const char **)points);
     }
   g_list_free_full (objects, g_object_unref);
