@@ -21,6 +21,8 @@ static const CliCommand commands[] = {
   { "forget", "DEVICE|MAJ:MIN", N_ ("Drop a drive's record without writing any knob"), cli_forget },
   { "status", "[DEVICE]", N_ ("Show managed drives: knobs, mounts, I/O, data at risk"),
     cli_status },
+  { "watch", "[DEVICE]", N_ ("A live line per drive from vfat-smartd: at risk, bandwidth, time"),
+    cli_watch },
 };
 
 static void

@@ -361,6 +361,27 @@ class TestDaemon(unittest.TestCase):
         self.pump(4)
         self.assertEqual(len(self.signals), n, "PropertiesChanged after the data was written")
 
+    def test_watch_and_status(self):
+        node, _, _ = self.managed_stick()
+        # without the daemon: status as before, watch says why it cannot
+        r = self.cli("status")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("vfat-smartd", r.stdout)
+        r = self.cli("watch", "--once")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("vfat-smart:", r.stderr)
+        self.start_daemon()
+        r = self.cli("watch", "--once")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, node + r"  usb-stick  nothing at risk \(cap 38.0.MiB\).*safe to unplug")
+        r = self.cli("watch", "--once", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(r.stdout.splitlines()), 1)
+        r = self.cli("status")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("vfat-smartd:", r.stdout)
+        self.assertIn("nothing measured yet", r.stdout)
+
     def test_idle_exit(self):
         _, _, path = self.managed_stick()
         self.daemon = subprocess.Popen([DAEMON, "--idle-timeout=1"], env=self.env)
