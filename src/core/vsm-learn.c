@@ -68,6 +68,14 @@ vsm_learn_new (const VsmLearnLimits *limits, guint64 start_bandwidth, gint64 now
 }
 
 void
+vsm_learn_set_limits (VsmLearn *l, const VsmLearnLimits *limits, guint64 cap_in_force)
+{
+  g_return_if_fail (l != NULL && limits != NULL && limits->cap_min_bytes <= limits->cap_max_bytes);
+  l->limits = *limits;
+  l->cap = cap_in_force;
+}
+
+void
 vsm_learn_free (VsmLearn *learn)
 {
   g_free (learn);

@@ -44,6 +44,11 @@ VsmLearn *vsm_learn_new (const VsmLearnLimits *limits, guint64 start_bandwidth, 
 void vsm_learn_free (VsmLearn *learn);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmLearn, vsm_learn_free)
 
+/* New limits (SetOptions, a policy change) and the cap now in force (what
+ * another apply wrote): what was measured stays, the next change is
+ * judged against cap_in_force. */
+void vsm_learn_set_limits (VsmLearn *learn, const VsmLearnLimits *limits, guint64 cap_in_force);
+
 /* One sample. Returns TRUE when the cap changed (read it with
  * vsm_learn_get_cap ()); counters going backwards restart the stretch. */
 gboolean vsm_learn_feed (VsmLearn *learn, gint64 at_usec, const VsmDiskStat *stat);

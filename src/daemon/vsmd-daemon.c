@@ -12,6 +12,7 @@
 #include "vsmd-udisks.h"
 
 #include "vsm-manager.h"
+#include "vsm-paths.h"
 #include "vsm-util.h"
 
 #include <gio/gunixmounts.h>
@@ -27,6 +28,8 @@ struct _VsmdDaemon
   VsmdUdisks *udisks;
   GUdevClient *udev;
   GUnixMountMonitor *mounts;
+  GFileMonitor *records; /* the state directory */
+  guint rescan_id;
   GHashTable *devices; /* bdi -> VsmdDevice */
   guint idle_seconds;
   gint64 idle_since;
@@ -59,6 +62,8 @@ vsmd_daemon_dispose (GObject *object)
   VsmdDaemon *self = VSMD_DAEMON (object);
 
   g_clear_handle_id (&self->idle_id, g_source_remove);
+  g_clear_handle_id (&self->rescan_id, g_source_remove);
+  g_clear_object (&self->records);
   if (self->devices)
     retire_all (self);
   g_clear_pointer (&self->devices, g_hash_table_unref);
@@ -202,6 +207,43 @@ rescan (VsmdDaemon *self)
       drop_device (self, l->data);
 }
 
+static gboolean
+on_rescan_due (gpointer data)
+{
+  VsmdDaemon *self = data;
+  self->rescan_id = 0;
+  rescan (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* a record changed (another front end applied or restored): look again
+ * once the burst of writes is over */
+static void
+on_records_changed (GFileMonitor *m, GFile *file, GFile *other, GFileMonitorEvent event,
+                    VsmdDaemon *self)
+{
+  g_autofree char *name = g_file_get_basename (file);
+
+  if (!g_str_has_suffix (name, ".state"))
+    return;
+  g_clear_handle_id (&self->rescan_id, g_source_remove);
+  self->rescan_id = g_timeout_add (200, on_rescan_due, self);
+}
+
+static void
+watch_records (VsmdDaemon *self)
+{
+  g_autoptr (GFile) dir = g_file_new_for_path (vsm_root_dir (VSM_ROOT_STATE));
+  g_autoptr (GError) error = NULL;
+
+  g_mkdir_with_parents (vsm_root_dir (VSM_ROOT_STATE), 0755);
+  self->records = g_file_monitor_directory (dir, G_FILE_MONITOR_NONE, NULL, &error);
+  if (self->records == NULL)
+    g_warning ("cannot watch %s: %s", vsm_root_dir (VSM_ROOT_STATE), error->message);
+  else
+    g_signal_connect (self->records, "changed", G_CALLBACK (on_records_changed), self);
+}
+
 static void
 on_uevent (GUdevClient *client, const char *action, GUdevDevice *dev, VsmdDaemon *self)
 {
@@ -331,6 +373,7 @@ vsmd_daemon_start (VsmdDaemon *self, GDBusConnection *connection, GError **error
   self->mounts = g_unix_mount_monitor_get ();
   g_signal_connect_swapped (self->mounts, "mounts-changed", G_CALLBACK (refresh_all_mounts), self);
 
+  watch_records (self);
   rescan (self);
   self->idle_since = g_get_monotonic_time ();
   if (self->idle_seconds > 0)

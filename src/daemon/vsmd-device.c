@@ -137,18 +137,18 @@ device_policy (VsmdDevice *d)
   return p;
 }
 
+/* the limits from the policy and SetOptions; cap_in_force: what is applied */
 static void
-reset_limits (VsmdDevice *d, guint64 start_bandwidth)
+reset_limits (VsmdDevice *d, guint64 start_bandwidth, guint64 cap_in_force)
 {
   g_autoptr (VsmPolicy) p = device_policy (d);
-  guint64 measured = d->learn ? vsm_learn_get_bandwidth (d->learn) : 0;
 
   d->limits.max_dirty_seconds = p->max_dirty_seconds;
   d->limits.cap_min_bytes = p->cap_min_bytes;
   d->limits.cap_max_bytes = p->cap_max_bytes;
-  g_clear_pointer (&d->learn, vsm_learn_free);
-  d->learn = vsm_learn_new (&d->limits, measured > 0 ? measured : MAX (start_bandwidth, 1),
-                            g_get_monotonic_time ());
+  if (d->learn == NULL)
+    d->learn = vsm_learn_new (&d->limits, MAX (start_bandwidth, 1), g_get_monotonic_time ());
+  vsm_learn_set_limits (d->learn, &d->limits, cap_in_force);
 }
 
 static void
@@ -161,6 +161,28 @@ publish_state (VsmdDevice *d, const VsmState *s)
   vsm_dbus_device_set_cap_bytes (d->skeleton, s->cap_bytes);
 }
 
+static void start_job (VsmdDevice *d, gboolean restore, GDBusMethodInvocation *inv);
+
+/* Another front end applied (the udev helper on a change event) with the
+ * policy's or the history's numbers: what was measured, or set with
+ * SetOptions, for this mount is put back. */
+static void
+reassert_cap (VsmdDevice *d, const VsmState *s)
+{
+  guint64 want;
+
+  if (s->cap_bytes == 0 || g_strcmp0 (s->source, "daemon") == 0 || d->applying ||
+      (vsm_learn_get_bandwidth (d->learn) == 0 && d->option_seconds == 0))
+    return;
+  want = vsm_learn_cap_for (&d->limits, vsm_learn_get_cap_bandwidth (d->learn));
+  if (fabs ((double)want - (double)s->cap_bytes) <= VSM_LEARN_HYSTERESIS * (double)s->cap_bytes)
+    return;
+  g_message ("%s: %s applied a cap of %" G_GUINT64_FORMAT
+             " bytes; this mount's is %" G_GUINT64_FORMAT,
+             d->bdi, s->source ? s->source : "?", s->cap_bytes, want);
+  start_job (d, FALSE, NULL);
+}
+
 void
 vsmd_device_update_state (VsmdDevice *d, const VsmState *s)
 {
@@ -168,7 +190,9 @@ vsmd_device_update_state (VsmdDevice *d, const VsmState *s)
 
   publish_state (d, s);
   if (cap_moved || d->learn == NULL)
-    reset_limits (d, s->bandwidth);
+    reset_limits (d, s->bandwidth, s->cap_bytes);
+  if (cap_moved)
+    reassert_cap (d, s);
 }
 
 /* facts only the drive tells (identity, removable, confidence) */
@@ -593,7 +617,7 @@ do_set_options (GDBusMethodInvocation *inv, gpointer data)
     {
       d->option_seconds = seconds;
       d->option_mode = mode;
-      reset_limits (d, vsm_learn_get_cap_bandwidth (d->learn));
+      reset_limits (d, 0, vsm_learn_get_cap (d->learn));
       start_job (d, FALSE, inv);
     }
   g_variant_unref (options);

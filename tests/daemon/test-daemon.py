@@ -321,7 +321,7 @@ class TestDaemon(unittest.TestCase):
         self.bed.set_attribute(syspath, "stat", " ".join(str(x) for x in fields) + "\n")
 
     def test_feed_and_learning(self):
-        _, bdi, path = self.managed_stick()
+        node, bdi, path = self.managed_stick()
         _, disk_sys, _ = self.fixture_nodes("usb-storage-ss-stick")
         self.write_stat(disk_sys, 0, 0)
         self.start_daemon()
@@ -348,6 +348,18 @@ class TestDaemon(unittest.TestCase):
         # the cap followed, within the damping: 60 MB/s x 2 s = 114 MiB
         wait_for(lambda: self.prop(path, "CapBytes") == 114 * 1024 * 1024, timeout=10,
                  what="the learned cap")
+        # another front end applies the policy's numbers: the daemon puts this mount's back
+        r = self.cli("apply", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        max_bytes = os.path.join(self.root, "sys/class/bdi", bdi, "max_bytes")
+
+        def cap_now():
+            with open(max_bytes) as f:
+                return int(f.read())
+        self.assertEqual(cap_now(), 38 * 1024 * 1024)
+        wait_for(lambda: cap_now() == 114 * 1024 * 1024, timeout=10, what="the learned cap again")
+        wait_for(lambda: self.prop(path, "CapBytes") == 114 * 1024 * 1024, timeout=5,
+                 what="CapBytes again")
         # about one PropertiesChanged a second while data is at risk
         times = [t for t, _ in self.signals]
         self.assertGreater(len(times), 5)

@@ -213,6 +213,29 @@ test_clamps_and_link (void)
   g_assert_cmpuint (vsm_learn_get_cap (l), ==, 8 * MIB);
 }
 
+/* new limits, and a cap someone else applied: what was measured stays */
+static void
+test_set_limits (void)
+{
+  g_autoptr (VsmLearn) l = vsm_learn_new (&limits, 20000000, 0);
+  VsmLearnLimits four = { 4.0, 8 * MIB, 512 * MIB };
+  Drive d;
+
+  drive_init (&d);
+  vsm_learn_feed (l, 0, &d.stat);
+  run (&d, l, 6, 60 * MB, 1.0);
+  g_assert_cmpuint (vsm_learn_get_cap (l), ==, 114 * MIB);
+  vsm_learn_set_limits (l, &limits, 38 * MIB);
+  g_assert_cmpuint (vsm_learn_get_cap (l), ==, 38 * MIB);
+  g_assert_cmpfloat_with_epsilon (vsm_learn_get_bandwidth (l) / MB, 60.0, 0.01);
+  /* writing moves it back, once the damping allows (5 s after the last change) */
+  g_assert_cmpuint (run (&d, l, 5, 60 * MB, 1.0), ==, 1);
+  g_assert_cmpuint (vsm_learn_get_cap (l), ==, 114 * MIB);
+  vsm_learn_set_limits (l, &four, 114 * MIB);
+  g_assert_cmpuint (run (&d, l, 5, 60 * MB, 1.0), ==, 1);
+  g_assert_cmpuint (vsm_learn_get_cap (l), ==, 228 * MIB);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -223,5 +246,6 @@ main (int argc, char **argv)
   g_test_add_func ("/learn/slows-down", test_slows_down);
   g_test_add_func ("/learn/mixed-backwards", test_mixed_and_backwards);
   g_test_add_func ("/learn/clamps-link", test_clamps_and_link);
+  g_test_add_func ("/learn/set-limits", test_set_limits);
   return g_test_run ();
 }
