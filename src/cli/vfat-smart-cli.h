@@ -62,6 +62,10 @@ gboolean cli_assess_command (const char *command, const char *summary, int argc,
 VsmDbusManager *cli_daemon_manager (gboolean activate, GError **error);
 char *cli_daemon_device_path (const char *bdi);
 VsmDbusDevice *cli_daemon_device (const char *path, GError **error);
+/* Not root, and the daemon manages bdi: METHOD ("Apply", "Restore") goes
+ * through it (polkit decides) and *handled is TRUE. Otherwise *handled is
+ * FALSE and the caller does it itself. */
+gboolean cli_daemon_try (const char *bdi, const char *method, gboolean *handled, GError **error);
 /* an error from the bus as a core error (for the exit status) */
 GError *cli_daemon_error (const GError *error);
 

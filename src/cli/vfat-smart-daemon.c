@@ -6,6 +6,9 @@
 
 #include "vfat-smart-cli.h"
 #include "vsmd-error.h"
+#include "vsm-paths.h"
+
+#include <unistd.h>
 
 #define BUS_NAME "org.vfatsmart.VfatSmart1"
 #define MANAGER_PATH "/org/vfatsmart/VfatSmart1"
@@ -59,4 +62,34 @@ GError *
 cli_daemon_error (const GError *error)
 {
   return vsmd_error_to_core (error);
+}
+
+gboolean
+cli_daemon_try (const char *bdi, const char *method, gboolean *handled, GError **error)
+{
+  g_autoptr (VsmDbusManager) m = NULL;
+  g_autoptr (VsmDbusDevice) d = NULL;
+  g_autoptr (GError) local = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (GVariant) reply = NULL;
+
+  *handled = FALSE;
+  /* root (or a test tree) does it itself */
+  if (geteuid () == 0 || !vsm_paths_are_system ())
+    return TRUE;
+  m = cli_daemon_manager (TRUE, NULL);
+  path = cli_daemon_device_path (bdi);
+  d = m ? cli_daemon_device (path, NULL) : NULL;
+  if (d == NULL || vsm_dbus_device_get_bdi (d) == NULL)
+    return TRUE;
+  *handled = TRUE;
+  reply =
+    g_dbus_proxy_call_sync (G_DBUS_PROXY (d), method, NULL,
+                            G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION, 60000, NULL, &local);
+  if (reply == NULL)
+    {
+      g_propagate_error (error, cli_daemon_error (local));
+      return FALSE;
+    }
+  return TRUE;
 }

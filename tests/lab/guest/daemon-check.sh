@@ -84,6 +84,9 @@ echo "   labuser SetOptions: $out"
 check "labuser without a grant: NotAuthorized for SetOptions" grep -q NotAuthorized <<< "$out"
 out=$(lab_as_user gdbus call --system -d $D -o "$path" -m $D.Device.Restore 2>&1)
 check "labuser without a grant: NotAuthorized for Restore" grep -q NotAuthorized <<< "$out"
+out=$(lab_as_user vfat-smart restore "$d" 2>&1); rc=$?
+echo "   labuser vfat-smart restore: $out (exit $rc)"
+check "labuser's vfat-smart restore goes through the daemon: not authorized, exit 5" [ $rc = 5 ]
 check "root: SetOptions max-dirty-seconds 3" gdbus call --system -d $D -o "$path" -m $D.Device.SetOptions "{'max-dirty-seconds': <3.0>}"
 cap3=$(val "$path" CapBytes)
 echo "   CapBytes at 3 s: $cap3; max_bytes now $(cat /sys/class/bdi/$bdi/max_bytes)"
