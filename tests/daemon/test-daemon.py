@@ -394,6 +394,73 @@ class TestDaemon(unittest.TestCase):
         self.assertIn("vfat-smartd:", r.stdout)
         self.assertIn("nothing measured yet", r.stdout)
 
+    def start_udisks_mock(self, partition_devnum):
+        """a udisksd with one FAT partition, not mounted"""
+        self.udisks = subprocess.Popen(
+            [sys.executable, "-m", "dbusmock", "--system", "-m", "org.freedesktop.UDisks2",
+             "/org/freedesktop/UDisks2", "org.freedesktop.UDisks2.Manager"],
+            stdout=subprocess.DEVNULL)
+        self.addCleanup(lambda: (self.udisks.terminate(), self.udisks.wait()))
+        wait_for(lambda: self.name_has_owner("org.freedesktop.UDisks2"), what="the udisks mock")
+        self.block = "/org/freedesktop/UDisks2/block_devices/sdc1"
+        self.conn.call_sync("org.freedesktop.UDisks2", "/org/freedesktop/UDisks2",
+                            "org.freedesktop.DBus.Mock", "AddObject",
+                            GLib.Variant("(ssa{sv}a(ssss))", (
+                                self.block, "org.freedesktop.UDisks2.Block",
+                                {"DeviceNumber": GLib.Variant("t", partition_devnum)}, [])),
+                            None, Gio.DBusCallFlags.NONE, -1, None)
+        self.conn.call_sync("org.freedesktop.UDisks2", self.block, "org.freedesktop.DBus.Mock",
+                            "AddProperties",
+                            GLib.Variant("(sa{sv})", ("org.freedesktop.UDisks2.Filesystem", {
+                                "MountPoints": GLib.Variant("aay", [])})),
+                            None, Gio.DBusCallFlags.NONE, -1, None)
+
+    def udisks_mount_points(self, points):
+        self.conn.call_sync("org.freedesktop.UDisks2", self.block, "org.freedesktop.DBus.Mock",
+                            "UpdateProperties",
+                            GLib.Variant("(sa{sv})", ("org.freedesktop.UDisks2.Filesystem", {
+                                "MountPoints": GLib.Variant("aay", [p.encode() + b"\0" for p in points])})),
+                            None, Gio.DBusCallFlags.NONE, -1, None)
+
+    def test_udisks_mounts_and_history(self):
+        node, bdi, path = self.managed_stick()
+        _, disk_sys, _ = self.fixture_nodes("usb-storage-ss-stick")
+        major, minor = (int(x) for x in bdi.split(":"))
+        self.start_udisks_mock((major << 8) | (minor + 1))
+        self.write_stat(disk_sys, 0, 0)
+        self.start_daemon()
+        self.assertEqual(self.prop(path, "MountPoints"), [])
+        self.udisks_mount_points(["/media/labuser/STICKSS"])
+        wait_for(lambda: self.prop(path, "MountPoints") == ["/media/labuser/STICKSS"],
+                 what="MountPoints from udisks")
+        # a copy of 3 s at 30 MB/s while mounted
+        sectors = ticks = 0
+        for _ in range(12):
+            sectors += 30000000 // 4 // 512
+            ticks += 250
+            self.write_stat(disk_sys, sectors, ticks)
+            self.pump(0.25)
+        wait_for(lambda: self.prop(path, "WriteBandwidth") > 0, what="a measurement")
+        self.udisks_mount_points([])
+        wait_for(lambda: self.prop(path, "MountPoints") == [], what="the unmount")
+        wait_for(lambda: self.prop(path, "History") != "", what="the history")
+        self.assertEqual(self.prop(path, "History"), "last 1 mounts: 30.0 MB/s")
+        with open(os.path.join(self.lib, "drives.history")) as f:
+            text = f.read()
+        self.assertIn("[drive usb:", text)
+        self.assertIn(":STICKSS1]", text)
+        learned = int(text.split("\nbandwidth=")[1].split("\n")[0])
+        self.assertAlmostEqual(learned / 30e6, 1.0, delta=0.01)
+        # the next plan of this drive starts from it
+        r = self.cli("plan", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("learned on this drive (last 1 mounts: 30.0 MB/s)", r.stdout)
+        # forget --history drops it
+        r = self.cli("forget", "--history", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = self.cli("plan", node)
+        self.assertNotIn("learned on this drive", r.stdout)
+
     def test_idle_exit(self):
         _, _, path = self.managed_stick()
         self.daemon = subprocess.Popen([DAEMON, "--idle-timeout=1"], env=self.env)
