@@ -46,8 +46,20 @@ print_daemon (const VsmStatusEntry *e, VsmDbusManager *daemon)
                                                      : _ ("nothing measured yet"),
              risk, vsm_dbus_device_get_seconds_to_safe (d));
   history = vsm_dbus_device_get_history (d);
-  if (history && *history)
+  /* newer than the file when the daemon just recorded a mount */
+  if (e->history == NULL && history && *history)
     cli_field (_ ("  History"), "%s", history);
+}
+
+static void
+print_history (const VsmStatusEntry *e)
+{
+  g_autofree char *text = NULL;
+
+  if (e->history == NULL)
+    return;
+  text = vsm_drive_history_describe (e->history);
+  cli_field (_ ("  History"), _ ("%s (%s)"), text, e->history->identity);
 }
 
 static void
@@ -89,6 +101,7 @@ print_entry (const VsmStatusEntry *e, VsmDbusManager *daemon)
 
   cli_list (_ ("  Why"), s->reasons);
   print_io (e);
+  print_history (e);
   print_daemon (e, daemon);
 }
 

@@ -179,6 +179,7 @@ vsm_status_entry_free (VsmStatusEntry *e)
   g_ptr_array_unref (e->knobs);
   g_free (e->safety_note);
   vsm_unmount_record_free (e->last_unmount);
+  vsm_drive_history_free (e->history);
   g_free (e);
 }
 
@@ -260,6 +261,16 @@ add_global_knobs (VsmStatusEntry *e, const VsmGlobalState *global)
     }
 }
 
+/* the drive's history, by its identity (which needs the drive's facts) */
+static VsmDriveHistory *
+drive_history_of (GUdevClient *client, const VsmState *s)
+{
+  g_autoptr (VsmDevice) d = vsm_device_new_from_spec (client, s->disk_syspath, NULL);
+  g_autofree char *identity = d ? vsm_drive_identity (d) : NULL;
+
+  return identity ? vsm_drive_history_load (identity, NULL) : NULL;
+}
+
 static VsmStatusEntry *
 status_entry_new (GUdevClient *client, VsmState *s, const VsmGlobalState *global)
 {
@@ -285,6 +296,8 @@ status_entry_new (GUdevClient *client, VsmState *s, const VsmGlobalState *global
     vsm_dirty_info_read (s->bdi, &e->dirty);
   if (unmounts->len > 0)
     e->last_unmount = g_ptr_array_steal_index (unmounts, 0);
+  if (e->present)
+    e->history = drive_history_of (client, s);
   compute_safety (e);
   return e;
 }

@@ -74,6 +74,7 @@ typedef struct
   double seconds_to_safe;
   char *safety_note;              /* how this compares to udisks' default */
   VsmUnmountRecord *last_unmount; /* NULL when none is recorded */
+  VsmDriveHistory *history;       /* what vfat-smartd learned; NULL when nothing */
 } VsmStatusEntry;
 
 void vsm_status_entry_free (VsmStatusEntry *e);

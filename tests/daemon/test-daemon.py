@@ -11,6 +11,7 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
+import json
 import os
 import shutil
 import subprocess
@@ -451,6 +452,14 @@ class TestDaemon(unittest.TestCase):
         self.assertIn(":STICKSS1]", text)
         learned = int(text.split("\nbandwidth=")[1].split("\n")[0])
         self.assertAlmostEqual(learned / 30e6, 1.0, delta=0.01)
+        # status shows it, without the daemon too
+        self.stop_daemon()
+        r = self.cli("status")
+        self.assertRegex(r.stdout, r"History: +last 1 mounts: 30.0 MB/s \(usb:46f4:0001:STICKSS1\)")
+        r = self.cli("status", "--json")
+        entry = json.loads(r.stdout)["devices"][0]
+        self.assertEqual(entry["history"]["identity"], "usb:46f4:0001:STICKSS1")
+        self.assertEqual(len(entry["history"]["mounts"]), 1)
         # the next plan of this drive starts from it
         r = self.cli("plan", node)
         self.assertEqual(r.returncode, 0, r.stderr)
