@@ -45,15 +45,16 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (VsmdDaemon, vsmd_daemon, G_TYPE_OBJECT)
 
+/* the daemon stops: the mounts go on, so nothing goes into the history */
 static void
-retire_all (VsmdDaemon *self)
+unexport_all (VsmdDaemon *self)
 {
   GHashTableIter iter;
   gpointer value;
 
   g_hash_table_iter_init (&iter, self->devices);
   while (g_hash_table_iter_next (&iter, NULL, &value))
-    vsmd_device_retire (value);
+    vsmd_device_unexport (value);
 }
 
 static void
@@ -65,7 +66,7 @@ vsmd_daemon_dispose (GObject *object)
   g_clear_handle_id (&self->rescan_id, g_source_remove);
   g_clear_object (&self->records);
   if (self->devices)
-    retire_all (self);
+    unexport_all (self);
   g_clear_pointer (&self->devices, g_hash_table_unref);
   if (self->manager)
     g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->manager));
