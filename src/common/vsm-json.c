@@ -403,8 +403,12 @@ char *
 vsm_json_to_string (JsonNode *node)
 {
   g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autofree char *text = NULL;
 
   json_generator_set_pretty (gen, TRUE);
   json_generator_set_root (gen, node);
-  return json_generator_to_data (gen, NULL);
+  text = json_generator_to_data (gen, NULL);
+  /* json-glib passes a string's bytes through: whatever reached a node,
+   * the output is valid UTF-8 (bad bytes sit only inside strings) */
+  return g_utf8_make_valid (text, -1);
 }

@@ -79,6 +79,22 @@ remove_option (char **optstr, const char *name)
     ;
 }
 
+gboolean
+vsm_options_are_valid (const char *optstr)
+{
+  char *next = (char *)optstr;
+  char *name, *value;
+  size_t nsz, vsz;
+  int rc;
+
+  if (optstr == NULL)
+    return TRUE;
+  while ((rc = mnt_optstr_next_option (&next, &name, &nsz, &value, &vsz)) == 0)
+    ;
+  /* at an open quote libmount says "end" and leaves the rest unread */
+  return rc == 1 && (next == NULL || *next == '\0');
+}
+
 char *
 vsm_options_merge (const char *base, const char *wins)
 {

@@ -23,7 +23,10 @@ void vsm_mount_info_free (VsmMountInfo *m);
 /* Mounts of the disk at disk_syspath or any of its partitions. */
 GPtrArray *vsm_mounts_for_disk (GUdevClient *client, const char *disk_syspath);
 
-/* Merges options: every option in wins replaces one of the same name in
+/* TRUE when libmount can read every option of optstr (no open quote). */
+gboolean vsm_options_are_valid (const char *optstr);
+
+/* Merges options (both must be valid, see above): every option in wins replaces one of the same name in
  * base; "flush", "sync" and "async" replace each other's opposite. */
 char *vsm_options_merge (const char *base, const char *wins);
 

@@ -223,8 +223,8 @@ vsm_policy_new_default (void)
   for (gsize i = 0; i < G_N_ELEMENTS (vsm_policy_keys); i++)
     {
       const VsmPolicyKey *k = &vsm_policy_keys[i];
-      g_autoptr (GVariant) v = g_variant_ref_sink (
-        g_variant_parse (G_VARIANT_TYPE (k->type), k->default_value, NULL, NULL, NULL));
+      g_autoptr (GVariant) v =
+        g_variant_parse (G_VARIANT_TYPE (k->type), k->default_value, NULL, NULL, NULL);
       gboolean ok = vsm_policy_set (p, k->name, v);
       g_assert (ok);
     }

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include "vsm-display.h"
 #include "vsm-mount-helper.h"
 #include "vsm-program.h"
 
@@ -66,8 +67,9 @@ main (int argc, char **argv)
     vsm_print_notes ("mount.vfat-smart", notes);
   if (error != NULL)
     {
-      fprintf (stderr, "mount.vfat-smart: %s\n", error->message);
-      syslog (LOG_ERR, "%s on %s: %s", req.spec, req.target, error->message);
+      g_autofree char *clean = vsm_sanitize_for_display (error->message);
+      fprintf (stderr, "mount.vfat-smart: %s\n", clean);
+      syslog (LOG_ERR, "%s", clean);
     }
   return rc;
 }

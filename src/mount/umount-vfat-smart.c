@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include "vsm-display.h"
 #include "vsm-mount-helper.h"
 #include "vsm-program.h"
 
@@ -57,6 +58,9 @@ main (int argc, char **argv)
   if (verbose)
     vsm_print_notes ("umount.vfat-smart", notes);
   if (error != NULL)
-    fprintf (stderr, "umount.vfat-smart: %s\n", error->message);
+    {
+      g_autofree char *clean = vsm_sanitize_for_display (error->message);
+      fprintf (stderr, "umount.vfat-smart: %s\n", clean);
+    }
   return rc;
 }

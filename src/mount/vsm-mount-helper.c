@@ -71,6 +71,21 @@ person_overrides (const char *options, VsmOverrides *o, GError **error)
   size_t len = 0;
 
   memset (o, 0, sizeof *o);
+  for (const char *p = options; p && *p; p++)
+    if (g_ascii_iscntrl (*p))
+      {
+        /* a newline would forge a line of utab; no option has one */
+        g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT,
+                     _ ("-o: control character (0x%02x) in the options"), (guint)(guchar)*p);
+        return FALSE;
+      }
+  if (!vsm_options_are_valid (options))
+    {
+      /* libmount would stop at the open quote and drop the rest (ro, uid=) */
+      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT,
+                   _ ("-o %s: cannot be read (an open quote?)"), options);
+      return FALSE;
+    }
   if (options != NULL && mnt_optstr_get_option (options, "x-vfat-smart.class", &value, &len) == 0)
     {
       g_autofree char *name = g_strndup (value, len);

@@ -60,7 +60,7 @@ knob() { cat /sys/class/bdi/"$bdi"/"$1"; }
 orig_strict=$(knob strict_limit)
 orig_ratio=$(knob max_ratio_fine)
 
-echo "1..35"
+echo "1..36"
 
 # --- classify / plan: the partition resolves to its disk
 out=$("$VS" classify --json "$part")
@@ -158,6 +158,9 @@ conf=$("$VS" classify --json "$part" | json 'd["confidence"]')
 out=$("$MH" "$part" "$work/target" -f -v -o flush); rc=$?
 check "mount.vfat-smart -f -v -o flush keeps the detected confidence ($conf %)" \
   [ $rc = 0 ] && grep -q "(confidence $conf%)" <<< "$out"
+"$MH" "$part" "$work/target" -f -r -o 'x="a,uid=1000' 2> "$work/err"; rc=$?
+check "mount.vfat-smart refuses -o with an open quote (would drop ro and uid=): exit 1" \
+  [ $rc = 1 ] && grep -q 'open quote' "$work/err"
 "$MH" /dev/no-such-disk "$work/target" 2>/dev/null; rc1=$?
 "$MH" "$part" 2>/dev/null; rc2=$?
 env -u VFAT_SMART_STATE_DIR setpriv --reuid=65534 --regid=65534 --clear-groups "$MH" "$part" "$work/target" 2>/dev/null; rc3=$?

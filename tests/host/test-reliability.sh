@@ -65,7 +65,7 @@ orig="$(knob strict_limit) $(knob max_ratio_fine)"
 knobs_now() { echo "$(knob strict_limit) $(knob max_ratio_fine)"; }
 no_state() { [ -z "$(ls "$S"/*.state 2> /dev/null)" ]; }
 
-echo "1..23"
+echo "1..26"
 
 # --- 1. kill -9 at every step of the first apply: nothing original is lost
 # (strace stops the process at the N-th open of a knob: before the original is
@@ -176,6 +176,17 @@ check "classify prints no escape or invalid byte from the label" \
   python3 -c "import sys; b=open('$work/human','rb').read(); b.decode('utf-8'); sys.exit(b'\x1b' in b)"
 "$VS" classify --json "$part2" > "$work/json" 2>&1
 check "classify --json parses (valid UTF-8 JSON)" python3 -c "import json; json.load(open('$work/json', encoding='utf-8'))"
+
+# --- 8. hostile options and arguments through the mount helper and the CLI
+noctl() { python3 -c "import sys; b=open(sys.argv[1],'rb').read(); b.decode('utf-8'); sys.exit(any(c < 32 and c != 10 for c in b))" "$1"; }
+"$MH" "$part" "$work/target" -f -v -o "$(printf 'uid=1000\nmount.vfat-smart: forged,\033[2Jx=$(reboot)')" \
+  > "$work/out" 2>&1; rc=$?
+check "mount.vfat-smart -f -v with newline, escape and \$() in -o: refused (exit $rc), no forged line" \
+  [ $rc = 1 ] && [ "$(grep -vc '^mount.vfat-smart: \|^Usage\|^$\|^  ' "$work/out")" = 0 ] && noctl "$work/out"
+"$MH" "$part" "$work/target" -f -o "$(head -c 100000 /dev/zero | tr '\0' a)" > /dev/null 2>&1; rc=$?
+check "mount.vfat-smart -f with a 100 KB option: no crash (exit $rc)" [ $rc -lt 128 ]
+"$VS" classify "$(printf 'LABEL=\033[2J\033[31m\377')" > "$work/out" 2>&1; rc=$?
+check "classify of a hostile LABEL=: exit 3, the message made safe" [ $rc = 3 ] && noctl "$work/out"
 
 echo "# $failed of $n failed"
 [ $failed = 0 ]

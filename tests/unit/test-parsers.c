@@ -410,8 +410,20 @@ test_options_merge (void)
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *r = vsm_options_merge (cases[i].base, cases[i].wins);
+      g_assert_true (vsm_options_are_valid (cases[i].wins));
       g_assert_cmpstr (r, ==, cases[i].expect);
     }
+  g_assert_false (vsm_options_are_valid ("x=\"a,uid=1000"));
+  g_assert_true (vsm_options_are_valid ("x=\"a,b\",uid=1000"));
+}
+
+/* vsm_policy_set () borrows its value: sink the floating reference the
+ * g_variant_new_* () constructors return, and drop it afterwards */
+static gboolean
+policy_set (VsmPolicy *p, const char *key, GVariant *value)
+{
+  g_autoptr (GVariant) v = value ? g_variant_ref_sink (value) : NULL;
+  return vsm_policy_set (p, key, v);
 }
 
 static void
@@ -420,18 +432,18 @@ test_policy_validation (void)
   g_autoptr (VsmPolicy) p = vsm_policy_new_default ();
   g_autoptr (GVariant) modes = NULL, bw = NULL;
 
-  g_assert_true (vsm_policy_set (p, "flush-mode", g_variant_new_string ("dirty-cap")));
+  g_assert_true (policy_set (p, "flush-mode", g_variant_new_string ("dirty-cap")));
   g_assert_cmpint (p->flush_mode, ==, VSM_FLUSH_MODE_DIRTY_CAP);
-  g_assert_false (vsm_policy_set (p, "flush-mode", g_variant_new_string ("turbo")));
+  g_assert_false (policy_set (p, "flush-mode", g_variant_new_string ("turbo")));
   g_assert_cmpint (p->flush_mode, ==, VSM_FLUSH_MODE_DIRTY_CAP);
-  g_assert_false (vsm_policy_set (p, "flush-mode", g_variant_new_int32 (3)));
-  g_assert_false (vsm_policy_set (p, "max-dirty-seconds", g_variant_new_double (0.0)));
-  g_assert_false (vsm_policy_set (p, "max-dirty-seconds", g_variant_new_double (1.0 / 0.0)));
+  g_assert_false (policy_set (p, "flush-mode", g_variant_new_int32 (3)));
+  g_assert_false (policy_set (p, "max-dirty-seconds", g_variant_new_double (0.0)));
+  g_assert_false (policy_set (p, "max-dirty-seconds", g_variant_new_double (1.0 / 0.0)));
   g_assert_cmpfloat (p->max_dirty_seconds, ==, 2.0);
-  g_assert_true (vsm_policy_set (p, "max-dirty-seconds", g_variant_new_double (1.5)));
-  g_assert_false (vsm_policy_set (p, "dirty-cap-max-bytes", g_variant_new_uint64 (1)));
-  g_assert_false (vsm_policy_set (p, "enabled", NULL));
-  g_assert_false (vsm_policy_set (p, "no-such-key", g_variant_new_boolean (TRUE)));
+  g_assert_true (policy_set (p, "max-dirty-seconds", g_variant_new_double (1.5)));
+  g_assert_false (policy_set (p, "dirty-cap-max-bytes", g_variant_new_uint64 (1)));
+  g_assert_false (policy_set (p, "enabled", NULL));
+  g_assert_false (policy_set (p, "no-such-key", g_variant_new_boolean (TRUE)));
 
   modes =
     g_variant_ref_sink (g_variant_new_parsed ("{'usb-hdd': 'kernel-flush', 'internal': 'off', "

@@ -64,6 +64,9 @@ sed 's/^/   | /' "$W/umount.out"
 check "umount exits 0" [ $rc = 0 ]
 check "umount.vfat-smart restored the knobs ($(knobs))" [ "$(knobs)" = "$before" ]
 check "and forgot the disk" [ -z "$(ls /run/vfat-smart/*.state 2>/dev/null)" ]
-check "the unmount was timed and logged" grep -q "\"target\": \"$mnt\"" /run/vfat-smart/unmounts.log
+check "the unmount was timed and logged (one JSON object per line)" python3 -c "
+import json, sys
+rows = [json.loads(l) for l in open('/run/vfat-smart/unmounts.log') if l.strip()]
+sys.exit(not any(r['target'] == '$mnt' and r['seconds'] >= 0 for r in rows))"
 tail -n 1 /run/vfat-smart/unmounts.log | sed 's/^/   | /'
 finish
