@@ -48,8 +48,11 @@ run (Drive *d, VsmLearn *l, guint seconds, double rate, double busy)
   return changes;
 }
 
-/* A real sequence, /sys/block/sdb/stat once a second during a copy to the
- * lab's 20 MB/s stick (Linux 6.12): writes start in the third line. */
+/* /sys/block/sdb/stat once a second (6.12's 17 fields, the first line is
+ * the fixture's idle stick) during a copy at 39000 sectors per busy
+ * second: written by hand in the kernel's format, not recorded from the
+ * lab (tests/lab/guest/daemon-check.sh keeps the real samples it sees in
+ * LAB_OUT). Writes start in the third line. */
 static const char *const recorded[] = {
   "189 0 9746 120 15 0 120 40 0 30 160 0 0 0 0 2 1",
   "189 0 9746 120 15 0 120 40 0 30 160 0 0 0 0 2 1",
