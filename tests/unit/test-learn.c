@@ -48,11 +48,10 @@ run (Drive *d, VsmLearn *l, guint seconds, double rate, double busy)
   return changes;
 }
 
-/* /sys/block/sdb/stat once a second (6.12's 17 fields, the first line is
- * the fixture's idle stick) during a copy at 39000 sectors per busy
- * second: written by hand in the kernel's format, not recorded from the
- * lab (tests/lab/guest/daemon-check.sh keeps the real samples it sees in
- * LAB_OUT). Writes start in the third line. */
+/* /sys/block/sdb/stat once a second (17 fields; the first line is
+ * test-parsers' stat_61_before) during a copy at 39000 sectors per busy
+ * second: written by hand in the kernel's format, not recorded in the
+ * lab. Writes start in the third line. */
 static const char *const recorded[] = {
   "189 0 9746 120 15 0 120 40 0 30 160 0 0 0 0 2 1",
   "189 0 9746 120 15 0 120 40 0 30 160 0 0 0 0 2 1",
@@ -243,7 +242,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/learn/recorded", test_recorded);
+  g_test_add_func ("/learn/kernel-format", test_recorded);
   g_test_add_func ("/learn/steady-damped", test_steady_and_damped);
   g_test_add_func ("/learn/idle-gaps", test_idle_gaps);
   g_test_add_func ("/learn/slows-down", test_slows_down);
