@@ -34,6 +34,8 @@ sample() {
   while [ $t -lt 300 ]; do
     r=$(val "$path" AtRiskBytes) c=$(val "$path" CapBytes) s=$(val "$path" SecondsToSafe)
     echo "$t ${r:-0} ${c:-0} ${s:-0}"
+    # the disk's counters too: a recorded sequence for test-learn
+    echo "$(date +%s.%N) $(cat "/sys/block/${d#/dev/}/stat")" >> "$LAB_OUT/daemon-stat-sequence.txt"
     if ! kill -0 "$pid" 2> /dev/null; then
       [ "${r:-0}" = 0 ] && break
       quiet=$((quiet + 1)); [ $quiet -gt 90 ] && break
