@@ -21,6 +21,9 @@ wait_until() {   # SECONDS CMD...: true once CMD is
   for ((i = 0; i < n; i++)); do "$@" && return 0; sleep 0.2; done
   return 1
 }
+# the checks below run some conditions in bash -c
+export -f val list
+export D
 start_daemon() {
   $DAEMON --idle-timeout=0 >> "$LAB_OUT/vfat-smartd.log" 2>&1 &
   dpid=$!
