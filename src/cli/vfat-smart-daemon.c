@@ -20,6 +20,8 @@ cli_daemon_manager (gboolean activate, GError **error)
   g_autoptr (VsmDbusManager) m = NULL;
   g_autofree char *owner = NULL;
 
+  /* the daemon's error names map back to VSMD_ERROR only once registered */
+  (void)vsmd_error_quark ();
   if (!activate)
     flags |= G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START;
   m = vsm_dbus_manager_proxy_new_for_bus_sync (G_BUS_TYPE_SYSTEM, flags, BUS_NAME, MANAGER_PATH,

@@ -35,7 +35,11 @@ in_list() { list | grep -q "$1"; }
 sample() {
   local pid=$1 t=0 quiet=0
   while [ $t -lt 300 ]; do
-    r=$(val "$path" AtRiskBytes) c=$(val "$path" CapBytes) s=$(val "$path" SecondsToSafe)
+    # one GetAll: three Gets would see three different moments
+    all=$(gdbus call --system -d $D -o "$path" -m org.freedesktop.DBus.Properties.GetAll "$D.Device" 2> /dev/null)
+    r=$(sed -nE "s/.*'AtRiskBytes': <uint64 ([0-9]+)>.*/\1/p" <<< "$all")
+    c=$(sed -nE "s/.*'CapBytes': <uint64 ([0-9]+)>.*/\1/p" <<< "$all")
+    s=$(sed -nE "s/.*'SecondsToSafe': <([0-9.e+-]+)>.*/\1/p" <<< "$all")
     echo "$t ${r:-0} ${c:-0} ${s:-0}"
     # the disk's counters too: a recorded sequence for test-learn
     echo "$(date +%s.%N) $(cat "/sys/block/${d#/dev/}/stat")" >> "$LAB_OUT/daemon-stat-sequence.txt"
