@@ -29,6 +29,7 @@ cli_apply (int argc, char **argv)
   g_autoptr (VsmAssessment) a = NULL;
   g_autoptr (VsmState) s = NULL;
   g_autoptr (GError) error = NULL;
+  gboolean by_daemon = FALSE;
   int rc;
 
   if (!cli_assess_command (
@@ -37,10 +38,15 @@ cli_apply (int argc, char **argv)
            "each back. The old values are recorded under /run/vfat-smart first\n"
            "and `vfat-smart restore` puts them back. On any failure every knob\n"
            "written is put back and the record is left as it was. Needs root.\n"
-           "Mount options are not changed here: `vfat-smart plan` shows them."),
+           "Mount options are not changed here: `vfat-smart plan` shows them.\n"
+           "Without root, a drive vfat-smartd manages is applied through it (polkit)."),
         argc, argv, &json, &a, &rc))
     return rc;
-  if (!vsm_assessment_apply (a, &options, NULL, NULL, &s, &error))
+  if (!cli_daemon_try (a->device->bdi, "Apply", &by_daemon, &error))
+    return cli_fail (error);
+  if (by_daemon && (s = vsm_state_load (a->device->bdi, &error)) == NULL)
+    return cli_fail (error);
+  if (!by_daemon && !vsm_assessment_apply (a, &options, NULL, NULL, &s, &error))
     return cli_fail (error);
   if (s == NULL)
     {

@@ -7,6 +7,7 @@
 #include "vsm-json.h"
 #include "vsm-manager.h"
 #include "vsm-util.h"
+#include "vsmd-generated.h"
 
 #include <glib/gi18n.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@ int cli_restore (int argc, char **argv);
 int cli_forget (int argc, char **argv);
 int cli_probe (int argc, char **argv);
 int cli_status (int argc, char **argv);
+int cli_watch (int argc, char **argv);
 
 /* Parses options; on error prints it with the usage hint and returns FALSE
  * (the caller exits 2). */
@@ -55,5 +57,17 @@ void cli_list (const char *label, GPtrArray *lines);
  * *exit_status after printing why. */
 gboolean cli_assess_command (const char *command, const char *summary, int argc, char **argv,
                              gboolean *json, VsmAssessment **out, int *exit_status);
+
+/* vfat-smartd (vfat-smart-daemon.c). activate: start it when it does not
+ * run (else VSM_ERROR_NOT_FOUND) */
+VsmDbusManager *cli_daemon_manager (gboolean activate, GError **error);
+char *cli_daemon_device_path (const char *bdi);
+VsmDbusDevice *cli_daemon_device (const char *path, GError **error);
+/* Not root, and the daemon manages bdi: METHOD ("Apply", "Restore") goes
+ * through it (polkit decides) and *handled is TRUE. Otherwise *handled is
+ * FALSE and the caller does it itself. */
+gboolean cli_daemon_try (const char *bdi, const char *method, gboolean *handled, GError **error);
+/* an error from the bus as a core error (for the exit status) */
+GError *cli_daemon_error (const GError *error);
 
 G_END_DECLS

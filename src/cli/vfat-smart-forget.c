@@ -6,16 +6,36 @@
 
 #include "vfat-smart-cli.h"
 
+static int
+forget_history (const char *what)
+{
+  g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *identity = NULL;
+
+  if (!vsm_forget_drive_history (client, what, &identity, &error))
+    return cli_fail (error);
+  g_print (_ ("Forgotten history: %s\n"), identity);
+  return 0;
+}
+
 int
 cli_forget (int argc, char **argv)
 {
-  GOptionEntry entries[] = { { NULL } };
+  gboolean history = FALSE;
+  GOptionEntry entries[] = {
+    { "history", 0, 0, G_OPTION_ARG_NONE, &history,
+      N_ ("Drop what the daemon learned about the drive (its bandwidth and past mounts) instead; "
+          "DEVICE may also be a drive identity such as usb:VID:PID:SERIAL"),
+      NULL },
+    { NULL }
+  };
   g_autoptr (GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GError) error = NULL;
   g_autofree char *bdi = NULL;
   gboolean ok;
 
-  if (!cli_parse ("forget", "DEVICE|MAJ:MIN|FILE.state",
+  if (!cli_parse ("forget", "[--history] DEVICE|MAJ:MIN|FILE.state",
                   _ ("Drop what vfat-smart recorded for a drive without writing any of its\n"
                      "knobs: for a record that cannot be trusted (see `vfat-smart status`)\n"
                      "or a drive whose knobs someone else has put back. The vm.* knobs are\n"
@@ -25,6 +45,8 @@ cli_forget (int argc, char **argv)
   if (argc != 2)
     return cli_usage_error ("forget", _ ("expected exactly one DEVICE, MAJ:MIN or FILE.state"));
 
+  if (history)
+    return forget_history (argv[1]);
   if (g_str_has_suffix (argv[1], ".state") && strchr (argv[1], '/') == NULL)
     ok = vsm_forget_file (argv[1], &error);
   else

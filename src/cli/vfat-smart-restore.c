@@ -16,13 +16,14 @@ cli_restore (int argc, char **argv)
   g_autoptr (GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GError) error = NULL;
   g_autofree char *bdi = NULL;
-  gboolean ok;
+  gboolean ok, by_daemon = FALSE;
 
   if (!cli_parse ("restore", "DEVICE|--all",
                   _ ("Put back every value vfat-smart recorded for the disk DEVICE is on\n"
                      "(a drive that was unplugged needs nothing), and forget it. With --all,\n"
                      "every recorded drive; records that cannot be trusted are reported and\n"
-                     "left alone (exit status 7). Needs root."),
+                     "left alone (exit status 7). Needs root; without root, a drive\n"
+                     "vfat-smartd manages is restored through it (polkit)."),
                   entries, &argc, &argv))
     return 2;
   if (all == (argc == 2) || argc > 2)
@@ -31,11 +32,15 @@ cli_restore (int argc, char **argv)
   if (all)
     ok = vsm_restore_all (report, &error);
   else
-    ok = (bdi = cli_resolve_bdi (argv[1], &error)) != NULL && vsm_restore (bdi, 0, report, &error);
+    ok = (bdi = cli_resolve_bdi (argv[1], &error)) != NULL &&
+         cli_daemon_try (bdi, "Restore", &by_daemon, &error) &&
+         (by_daemon || vsm_restore (bdi, 0, report, &error));
 
   cli_print_lines (report);
   if (!ok)
     return cli_fail (error);
+  if (by_daemon)
+    g_print (_ ("Restored by vfat-smartd: %s\n"), bdi);
   if (all && report->len == 0)
     g_print (_ ("No managed drives.\n"));
   return 0;

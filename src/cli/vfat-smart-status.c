@@ -24,8 +24,46 @@ drift_label (VsmDrift drift)
 
 static void print_io (const VsmStatusEntry *e);
 
+/* what vfat-smartd measured, when it runs (it is never started for this) */
 static void
-print_entry (const VsmStatusEntry *e)
+print_daemon (const VsmStatusEntry *e, VsmDbusManager *daemon)
+{
+  g_autofree char *path = NULL;
+  g_autoptr (VsmDbusDevice) d = NULL;
+  g_autofree char *bw = NULL, *risk = NULL;
+  const char *history;
+
+  if (daemon == NULL)
+    return;
+  path = cli_daemon_device_path (e->state->bdi);
+  d = cli_daemon_device (path, NULL);
+  if (d == NULL || vsm_dbus_device_get_bdi (d) == NULL)
+    return;
+  bw = vsm_format_rate ((double)vsm_dbus_device_get_write_bandwidth (d));
+  risk = vsm_format_bytes (vsm_dbus_device_get_at_risk_bytes (d));
+  cli_field (_ ("  vfat-smartd"), _ ("%s (%s); %s at risk, %.1f s to safe"), bw,
+             vsm_dbus_device_get_write_bandwidth (d) ? vsm_dbus_device_get_bandwidth_source (d)
+                                                     : _ ("nothing measured yet"),
+             risk, vsm_dbus_device_get_seconds_to_safe (d));
+  history = vsm_dbus_device_get_history (d);
+  /* newer than the file when the daemon just recorded a mount */
+  if (e->history == NULL && history && *history)
+    cli_field (_ ("  History"), "%s", history);
+}
+
+static void
+print_history (const VsmStatusEntry *e)
+{
+  g_autofree char *text = NULL;
+
+  if (e->history == NULL)
+    return;
+  text = vsm_drive_history_describe (e->history);
+  cli_field (_ ("  History"), _ ("%s (%s)"), text, e->history->identity);
+}
+
+static void
+print_entry (const VsmStatusEntry *e, VsmDbusManager *daemon)
 {
   const VsmState *s = e->state;
   g_autoptr (GDateTime) when = g_date_time_new_from_unix_local (s->applied_at / G_USEC_PER_SEC);
@@ -63,6 +101,8 @@ print_entry (const VsmStatusEntry *e)
 
   cli_list (_ ("  Why"), s->reasons);
   print_io (e);
+  print_history (e);
+  print_daemon (e, daemon);
 }
 
 static void
@@ -139,13 +179,15 @@ cli_status (int argc, char **argv)
   g_autoptr (VsmPolicy) policy = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree char *bdi = NULL;
+  g_autoptr (VsmDbusManager) daemon = NULL;
   int rc;
 
   if (!cli_parse ("status", "[DEVICE]",
                   _ ("Show every drive vfat-smart manages (or the one DEVICE is on): class,\n"
                      "mounts with their real options, each knob as before -> applied -> now,\n"
                      "I/O since apply, dirty data now and when it is safe to unplug, and the\n"
-                     "last unmount. Exit status 8 when DEVICE is not managed, 7 when a record\n"
+                     "last unmount; when vfat-smartd runs, what it measured and the drive's\n"
+                     "history. Exit status 8 when DEVICE is not managed, 7 when a record\n"
                      "cannot be trusted."),
                   entries, &argc, &argv))
     return 2;
@@ -167,6 +209,7 @@ cli_status (int argc, char **argv)
       return rc;
     }
 
+  daemon = cli_daemon_manager (FALSE, NULL);
   cli_field (_ ("Kernel"), _ ("%s; per-device cap %s; FAT flush fix %s"),
              kernel->release ? kernel->release : "?",
              kernel->has_strict_limit ? _ ("available") : _ ("unavailable (needs 6.2)"),
@@ -178,7 +221,7 @@ cli_status (int argc, char **argv)
   for (guint i = 0; i < status->entries->len; i++)
     {
       g_print ("\n");
-      print_entry (g_ptr_array_index (status->entries, i));
+      print_entry (g_ptr_array_index (status->entries, i), daemon);
     }
   return MAX (rc, print_untrusted (status->corrupt));
 }

@@ -22,6 +22,8 @@ static const CliCommand commands[] = {
   { "probe", "", N_ ("Tell by its behaviour whether fat has the flush fix (root)"), cli_probe },
   { "status", "[DEVICE]", N_ ("Show managed drives: knobs, mounts, I/O, data at risk"),
     cli_status },
+  { "watch", "[DEVICE]", N_ ("A live line per drive from vfat-smartd: at risk, bandwidth, time"),
+    cli_watch },
 };
 
 static void

@@ -327,6 +327,36 @@ add_last_unmount (JsonBuilder *b, const VsmUnmountRecord *r)
   json_builder_end_object (b);
 }
 
+/* what vfat-smartd learned about the drive, newest mount last */
+static void
+add_history (JsonBuilder *b, const VsmDriveHistory *h)
+{
+  json_builder_set_member_name (b, "history");
+  if (h == NULL)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_object (b);
+  member_string (b, "identity", h->identity);
+  member_int (b, "bandwidth", (gint64)h->bandwidth);
+  json_builder_set_member_name (b, "mounts");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < h->mounts->len; i++)
+    {
+      const VsmDriveMount *m = &g_array_index (h->mounts, VsmDriveMount, i);
+      json_builder_begin_object (b);
+      member_int (b, "at_usec", m->at_usec);
+      member_int (b, "bandwidth", (gint64)m->bandwidth);
+      member_int (b, "cap_bytes", (gint64)m->cap_bytes);
+      member_int (b, "bytes_written", (gint64)MIN (m->bytes_written, (guint64)G_MAXINT64));
+      member_double (b, "seconds_to_safe", m->seconds_to_safe);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
 static void
 add_status_entry (JsonBuilder *b, const VsmStatusEntry *e)
 {
@@ -347,6 +377,7 @@ add_status_entry (JsonBuilder *b, const VsmStatusEntry *e)
   member_string (b, "seconds_to_safe_basis", e->safe_bandwidth_source);
   member_string (b, "safety", e->safety_note);
   add_last_unmount (b, e->last_unmount);
+  add_history (b, e->history);
   member_strings (b, "reasons", e->state->reasons);
   json_builder_end_object (b);
 }

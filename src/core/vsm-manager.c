@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vsm-manager.h"
+#include "vsm-drive-history.h"
 #include "vsm-mount.h"
 #include "vsm-util.h"
 
@@ -49,10 +50,36 @@ apply_fact_overrides (VsmAssessment *a, const VsmOverrides *o)
     }
 }
 
+/* What this drive taught on earlier mounts (the daemon measured it while
+ * it wrote): the plan starts from it unless someone decided otherwise. */
+static const VsmOverrides *
+learned_overrides (const VsmDevice *d, const VsmOverrides *o, VsmOverrides *buf, char **why)
+{
+  g_autofree char *identity = NULL;
+  g_autoptr (VsmDriveHistory) h = NULL;
+  g_autofree char *told = NULL;
+
+  if (o && o->bandwidth > 0)
+    return o;
+  identity = vsm_drive_identity (d);
+  h = identity ? vsm_drive_history_load (identity, NULL) : NULL;
+  if (h == NULL || h->bandwidth == 0)
+    return o;
+  if (o)
+    *buf = *o;
+  buf->bandwidth = h->bandwidth;
+  told = vsm_drive_history_describe (h);
+  *why = g_strdup_printf (_ ("learned on this drive (%s)"), told);
+  buf->bandwidth_source = *why;
+  return buf;
+}
+
 VsmAssessment *
 vsm_assess_device (VsmDevice *device, VsmPolicy *policy, const VsmOverrides *overrides)
 {
   VsmAssessment *a = g_new0 (VsmAssessment, 1);
+  VsmOverrides learned = { 0 };
+  g_autofree char *learned_why = NULL;
 
   g_return_val_if_fail (device != NULL, NULL);
   a->device = device;
@@ -63,7 +90,9 @@ vsm_assess_device (VsmDevice *device, VsmPolicy *policy, const VsmOverrides *ove
   /* No measured bandwidth here: the kernel's estimate (debugfs BdiWriteBandwidth)
    * decays towards nothing while a device is idle, which is when a drive is
    * plugged or mounted; seen in the lab as an 8 MiB cap from a stale estimate.
-   * Measuring belongs to whoever watches the device while it writes. */
+   * Measuring belongs to whoever watches the device while it writes (the
+   * daemon, vsm-learn); what it learned comes back from the drive's history. */
+  overrides = learned_overrides (a->device, overrides, &learned, &learned_why);
   a->plan = vsm_plan_compute (a->device, a->classification, a->policy, a->kernel, overrides);
   for (guint i = 0; i < a->policy->problems->len; i++)
     g_ptr_array_add (
@@ -150,6 +179,7 @@ vsm_status_entry_free (VsmStatusEntry *e)
   g_ptr_array_unref (e->knobs);
   g_free (e->safety_note);
   vsm_unmount_record_free (e->last_unmount);
+  vsm_drive_history_free (e->history);
   g_free (e);
 }
 
@@ -231,6 +261,16 @@ add_global_knobs (VsmStatusEntry *e, const VsmGlobalState *global)
     }
 }
 
+/* the drive's history, by its identity (which needs the drive's facts) */
+static VsmDriveHistory *
+drive_history_of (GUdevClient *client, const VsmState *s)
+{
+  g_autoptr (VsmDevice) d = vsm_device_new_from_spec (client, s->disk_syspath, NULL);
+  g_autofree char *identity = d ? vsm_drive_identity (d) : NULL;
+
+  return identity ? vsm_drive_history_load (identity, NULL) : NULL;
+}
+
 static VsmStatusEntry *
 status_entry_new (GUdevClient *client, VsmState *s, const VsmGlobalState *global)
 {
@@ -256,6 +296,8 @@ status_entry_new (GUdevClient *client, VsmState *s, const VsmGlobalState *global
     vsm_dirty_info_read (s->bdi, &e->dirty);
   if (unmounts->len > 0)
     e->last_unmount = g_ptr_array_steal_index (unmounts, 0);
+  if (e->present)
+    e->history = drive_history_of (client, s);
   compute_safety (e);
   return e;
 }
@@ -284,4 +326,34 @@ vsm_status_collect (GUdevClient *client, const char *bdi, GError **error)
         g_ptr_array_add (status->entries, status_entry_new (client, s, global));
     }
   return g_steal_pointer (&status);
+}
+
+gboolean
+vsm_forget_drive_history (GUdevClient *client, const char *what, char **identity, GError **error)
+{
+  g_autofree char *id = NULL;
+
+  g_return_val_if_fail (what != NULL, FALSE);
+  if (vsm_drive_identity_is_valid (what))
+    id = g_strdup (what);
+  else
+    {
+      g_autoptr (VsmDevice) d = vsm_device_new_from_spec (client, what, error);
+      if (d == NULL)
+        return FALSE;
+      id = vsm_drive_identity (d);
+      if (id == NULL)
+        {
+          g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
+                       _ ("%s has no USB serial and no filesystem UUID: nothing is remembered "
+                          "about it"),
+                       what);
+          return FALSE;
+        }
+    }
+  if (!vsm_drive_history_forget (id, error))
+    return FALSE;
+  if (identity)
+    *identity = g_steal_pointer (&id);
+  return TRUE;
 }

@@ -8,6 +8,7 @@
 #include "vsm-apply.h"
 #include "vsm-classify.h"
 #include "vsm-device.h"
+#include "vsm-drive-history.h"
 #include "vsm-history.h"
 #include "vsm-kernel.h"
 #include "vsm-knobs.h"
@@ -73,6 +74,7 @@ typedef struct
   double seconds_to_safe;
   char *safety_note;              /* how this compares to udisks' default */
   VsmUnmountRecord *last_unmount; /* NULL when none is recorded */
+  VsmDriveHistory *history;       /* what vfat-smartd learned; NULL when nothing */
 } VsmStatusEntry;
 
 void vsm_status_entry_free (VsmStatusEntry *e);
@@ -88,5 +90,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmStatus, vsm_status_free)
 
 /* bdi: one disk, or NULL for all managed disks */
 VsmStatus *vsm_status_collect (GUdevClient *client, const char *bdi, GError **error);
+
+/* Drops what the daemon learned about a drive: what is a drive identity
+ * ("usb:VID:PID:SERIAL", "uuid:UUID") or a device spec of a drive that is
+ * plugged in. *identity (may be NULL) gets the identity. */
+gboolean vsm_forget_drive_history (GUdevClient *client, const char *what, char **identity,
+                                   GError **error);
 
 G_END_DECLS

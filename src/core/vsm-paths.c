@@ -25,6 +25,9 @@ system_dir (VsmRoot root)
       /* the host tests keep their state apart from the system's */
       env = g_getenv ("VFAT_SMART_STATE_DIR");
       return env && *env == '/' ? env : VSM_STATE_DIR;
+    case VSM_ROOT_LIB:
+      env = g_getenv ("VFAT_SMART_LIB_DIR");
+      return env && *env == '/' ? env : VSM_LIB_DIR;
     case VSM_ROOT_LAST:
     default:
       g_assert_not_reached ();

@@ -18,6 +18,7 @@ typedef enum
   VSM_ROOT_PROCFS,  /* /proc */
   VSM_ROOT_DEBUGFS, /* /sys/kernel/debug */
   VSM_ROOT_STATE,   /* /run/vfat-smart, or $VFAT_SMART_STATE_DIR */
+  VSM_ROOT_LIB,     /* /var/lib/vfat-smart (kept across boots), or $VFAT_SMART_LIB_DIR */
   VSM_ROOT_LAST,    /*< skip >*/
 } VsmRoot;
 

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "vsm-plan.h"
+#include "vsm-learn.h"
 
 #include <glib/gi18n.h>
 #include <string.h>
@@ -316,10 +317,30 @@ fit_kernel (VsmPlan *plan, VsmFlushMode mode, const VsmKernel *kernel,
   return exfat ? VSM_FLUSH_MODE_OFF : VSM_FLUSH_MODE_KERNEL_FLUSH;
 }
 
+/* The table's starting value, bounded by what the drive's USB link carries */
+static void
+starting_bandwidth (VsmPlan *plan, const VsmDevice *d, const PlanRow *row)
+{
+  guint64 link = d->usb ? vsm_learn_link_bandwidth (d->usb->speed_mbps) : 0;
+
+  plan->bandwidth = row->bandwidth;
+  if (link > 0 && link < row->bandwidth)
+    {
+      plan->bandwidth = link;
+      plan->bandwidth_source =
+        g_strdup_printf (_ ("starting value for %s, bounded by its %u Mb/s "
+                            "USB link"),
+                         vsm_class_to_string (plan->klass), d->usb->speed_mbps);
+    }
+  else
+    plan->bandwidth_source =
+      g_strdup_printf (_ ("starting value for %s"), vsm_class_to_string (plan->klass));
+}
+
 /* Step 4: the cap (bandwidth: measured > policy > table) and its knobs */
 static void
-plan_cap (VsmPlan *plan, const PlanRow *row, const VsmPolicy *policy, const VsmOverrides *o,
-          const CapMechanism *m)
+plan_cap (VsmPlan *plan, const VsmDevice *d, const PlanRow *row, const VsmPolicy *policy,
+          const VsmOverrides *o, const CapMechanism *m)
 {
   if (o && o->bandwidth > 0)
     {
@@ -332,11 +353,7 @@ plan_cap (VsmPlan *plan, const PlanRow *row, const VsmPolicy *policy, const VsmO
       plan->bandwidth_source = g_strdup (_ ("class-bandwidth policy"));
     }
   else
-    {
-      plan->bandwidth = row->bandwidth;
-      plan->bandwidth_source =
-        g_strdup_printf (_ ("starting value for %s"), vsm_class_to_string (plan->klass));
-    }
+    starting_bandwidth (plan, d, row);
   plan->cap_bytes = clamp_cap (plan, policy);
   plan->cap_via = m->name;
   for (guint i = 0; i < G_N_ELEMENTS (m->knobs); i++)
@@ -391,7 +408,7 @@ vsm_plan_compute (const VsmDevice *d, const VsmClassification *c, const VsmPolic
     {
       plan->flush_mode = fit_kernel (plan, choose_mode (plan, policy, o), kernel, mechanism);
       if (plan->flush_mode == VSM_FLUSH_MODE_DIRTY_CAP)
-        plan_cap (plan, row, policy, o, mechanism);
+        plan_cap (plan, d, row, policy, o, mechanism);
       else if (plan->flush_mode == VSM_FLUSH_MODE_KERNEL_FLUSH)
         explain_flush (plan, kernel);
       else if (plan->flush_mode == VSM_FLUSH_MODE_SYNC)

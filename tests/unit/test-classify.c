@@ -330,6 +330,33 @@ test_plan_policy_overrides (void)
   g_assert_true (g_ptr_array_find_with_equal_func (g->reasons, "-o flush", g_str_equal, NULL));
 }
 
+/* the starting value is bounded by the USB link: a UAS drive at 480 Mb/s
+ * cannot write 80 MB/s */
+static void
+test_plan_link_bound (void)
+{
+  g_autoptr (VsmDevice) d = device_from_case (&class_cases[0]);
+  g_autoptr (VsmKernel) k = fake_kernel (TRUE, VSM_FLUSH_FIX_ABSENT);
+  g_autoptr (VsmPolicy) p = vsm_policy_new_default ();
+  g_autoptr (VsmClassification) cls = vsm_classify (d);
+  g_autoptr (VsmPlan) slow = NULL, fast = NULL, stick = NULL;
+
+  cls->klass = VSM_CLASS_USB_SSD;
+  d->usb->speed_mbps = 480;
+  slow = vsm_plan_compute (d, cls, p, k, NULL);
+  g_assert_cmpuint (slow->bandwidth, ==, 35000000);
+  g_assert_nonnull (strstr (slow->bandwidth_source, "480 Mb/s USB link"));
+  d->usb->speed_mbps = 5000;
+  fast = vsm_plan_compute (d, cls, p, k, NULL);
+  g_assert_cmpuint (fast->bandwidth, ==, 200000000);
+  g_assert_null (strstr (fast->bandwidth_source, "link"));
+  /* a 20 MB/s stick at 480 Mb/s is below the link: unchanged */
+  cls->klass = VSM_CLASS_USB_STICK;
+  d->usb->speed_mbps = 480;
+  stick = vsm_plan_compute (d, cls, p, k, NULL);
+  g_assert_cmpuint (stick->bandwidth, ==, 20000000);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -348,5 +375,6 @@ main (int argc, char **argv)
       g_test_add_data_func (path, &plan_cases[i], test_plan_case);
     }
   g_test_add_func ("/plan/policy-overrides", test_plan_policy_overrides);
+  g_test_add_func ("/plan/link-bound", test_plan_link_bound);
   return g_test_run ();
 }

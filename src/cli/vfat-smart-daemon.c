@@ -1,0 +1,97 @@
+/* vfat-smart-daemon.c - the CLI's side of vfat-smartd's D-Bus API
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "vfat-smart-cli.h"
+#include "vsmd-error.h"
+#include "vsm-paths.h"
+
+#include <unistd.h>
+
+#define BUS_NAME "org.vfatsmart.VfatSmart1"
+#define MANAGER_PATH "/org/vfatsmart/VfatSmart1"
+
+VsmDbusManager *
+cli_daemon_manager (gboolean activate, GError **error)
+{
+  GDBusProxyFlags flags = G_DBUS_PROXY_FLAGS_GET_INVALIDATED_PROPERTIES;
+  g_autoptr (VsmDbusManager) m = NULL;
+  g_autofree char *owner = NULL;
+
+  /* the daemon's error names map back to VSMD_ERROR only once registered */
+  (void)vsmd_error_quark ();
+  if (!activate)
+    flags |= G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START;
+  m = vsm_dbus_manager_proxy_new_for_bus_sync (G_BUS_TYPE_SYSTEM, flags, BUS_NAME, MANAGER_PATH,
+                                               NULL, error);
+  if (m == NULL)
+    return NULL;
+  if (activate)
+    {
+      /* a call activates it (D-Bus or systemd) */
+      g_auto (GStrv) unused = NULL;
+      if (!vsm_dbus_manager_call_list_devices_sync (m, &unused, NULL, error))
+        return NULL;
+    }
+  owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (m));
+  if (owner == NULL)
+    {
+      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND, _ ("vfat-smartd is not running"));
+      return NULL;
+    }
+  return g_steal_pointer (&m);
+}
+
+char *
+cli_daemon_device_path (const char *bdi)
+{
+  g_autofree char *name = g_strdelimit (g_strdup (bdi), ":", '_');
+  return g_strdup_printf ("%s/devices/%s", MANAGER_PATH, name);
+}
+
+VsmDbusDevice *
+cli_daemon_device (const char *path, GError **error)
+{
+  return vsm_dbus_device_proxy_new_for_bus_sync (G_BUS_TYPE_SYSTEM,
+                                                 G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START |
+                                                   G_DBUS_PROXY_FLAGS_GET_INVALIDATED_PROPERTIES,
+                                                 BUS_NAME, path, NULL, error);
+}
+
+GError *
+cli_daemon_error (const GError *error)
+{
+  return vsmd_error_to_core (error);
+}
+
+gboolean
+cli_daemon_try (const char *bdi, const char *method, gboolean *handled, GError **error)
+{
+  g_autoptr (VsmDbusManager) m = NULL;
+  g_autoptr (VsmDbusDevice) d = NULL;
+  g_autoptr (GError) local = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (GVariant) reply = NULL;
+
+  *handled = FALSE;
+  /* root (or a test tree) does it itself */
+  if (geteuid () == 0 || !vsm_paths_are_system ())
+    return TRUE;
+  m = cli_daemon_manager (TRUE, NULL);
+  path = cli_daemon_device_path (bdi);
+  d = m ? cli_daemon_device (path, NULL) : NULL;
+  if (d == NULL || vsm_dbus_device_get_bdi (d) == NULL)
+    return TRUE;
+  *handled = TRUE;
+  reply =
+    g_dbus_proxy_call_sync (G_DBUS_PROXY (d), method, NULL,
+                            G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION, 60000, NULL, &local);
+  if (reply == NULL)
+    {
+      g_propagate_error (error, cli_daemon_error (local));
+      return FALSE;
+    }
+  return TRUE;
+}

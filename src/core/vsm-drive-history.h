@@ -1,0 +1,69 @@
+/* vsm-drive-history.h - what vfat-smart learned about each drive, kept
+ * across plugs and boots
+ *
+ * One key file, /var/lib/vfat-smart/drives.history: a group per drive
+ * identity (USB vid:pid + serial, else the filesystem UUID) with the
+ * learned bandwidth and its last mounts (bandwidth, cap, bytes written,
+ * seconds to safe). Written atomically (fsync, rename), bounded in drives,
+ * mounts per drive and bytes; read like a state file (regular, ours, sane
+ * size), every value checked.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include "vsm-device.h"
+
+G_BEGIN_DECLS
+
+#define VSM_DRIVE_HISTORY_MAX_DRIVES 64
+#define VSM_DRIVE_HISTORY_MAX_MOUNTS 8
+#define VSM_DRIVE_HISTORY_MAX_BYTES (256 * 1024)
+
+typedef struct
+{
+  gint64 at_usec;    /* g_get_real_time () at the end of the mount */
+  guint64 bandwidth; /* measured during the mount, bytes/s; 0: nothing measured */
+  guint64 cap_bytes; /* the cap in force at the end */
+  guint64 bytes_written;
+  double seconds_to_safe; /* how long the unmount took; < 0 unknown */
+} VsmDriveMount;
+
+typedef struct
+{
+  char *identity;
+  guint64 bandwidth; /* the learned value the next plug starts from; 0: none */
+  gint64 updated_usec;
+  GArray *mounts; /* VsmDriveMount, newest last */
+} VsmDriveHistory;
+
+void vsm_drive_history_free (VsmDriveHistory *h);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmDriveHistory, vsm_drive_history_free)
+
+/* "usb:0781:5581:SERIAL" or "uuid:ABCD-1234"; NULL when the drive tells
+ * neither (a drive without a serial and without a filesystem UUID is not
+ * remembered: two such drives could not be told apart). Characters outside
+ * [A-Za-z0-9._-] are %XX-escaped, the result cut at 200 bytes. */
+char *vsm_drive_identity (const VsmDevice *device);
+gboolean vsm_drive_identity_is_valid (const char *identity);
+
+/* The whole file parsed: every drive whose group is sound (a bad group is
+ * skipped, never half-read). NULL with error for a file that is not a key
+ * file at all. */
+GPtrArray *vsm_drive_history_parse (const char *data, gsize len, GError **error);
+char *vsm_drive_history_serialize (GPtrArray *drives, gsize *len);
+
+/* One drive, from the file (NULL, VSM_ERROR_NOT_FOUND: nothing known). */
+VsmDriveHistory *vsm_drive_history_load (const char *identity, GError **error);
+/* Adds a mount to the drive's history (creating it), keeps the learned
+ * bandwidth when the mount measured one, and trims the file to its bounds
+ * (the least recently updated drives go first). */
+gboolean vsm_drive_history_record (const char *identity, const VsmDriveMount *mount,
+                                   GError **error);
+/* Drops the drive's history (VSM_ERROR_NOT_FOUND when none). */
+gboolean vsm_drive_history_forget (const char *identity, GError **error);
+
+/* "last 5 mounts: 18.2 MB/s" */
+char *vsm_drive_history_describe (const VsmDriveHistory *h);
+
+G_END_DECLS

@@ -1,0 +1,177 @@
+/* vsmd-bouncer.c - polkit checks, asynchronously
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "vsmd-bouncer.h"
+#include "vsmd-error.h"
+
+#include <polkit/polkit.h>
+
+struct _VsmdBouncer
+{
+  GObject parent;
+  PolkitAuthority *authority; /* NULL until polkit answered, or when it is not there */
+  gboolean authority_failed;
+};
+
+G_DEFINE_FINAL_TYPE (VsmdBouncer, vsmd_bouncer, G_TYPE_OBJECT)
+
+static void
+vsmd_bouncer_finalize (GObject *object)
+{
+  VsmdBouncer *b = VSMD_BOUNCER (object);
+  g_clear_object (&b->authority);
+  G_OBJECT_CLASS (vsmd_bouncer_parent_class)->finalize (object);
+}
+
+static void
+vsmd_bouncer_class_init (VsmdBouncerClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = vsmd_bouncer_finalize;
+}
+
+static void
+vsmd_bouncer_init (VsmdBouncer *b)
+{
+}
+
+VsmdBouncer *
+vsmd_bouncer_new (void)
+{
+  return g_object_new (VSMD_TYPE_BOUNCER, NULL);
+}
+
+typedef struct
+{
+  VsmdBouncer *bouncer;
+  GDBusMethodInvocation *invocation;
+  VsmdAuthTarget target;
+  const char *action;
+  VsmdAuthorized callback;
+  gpointer data;
+  GDestroyNotify destroy;
+} Check;
+
+static void
+check_free (Check *c)
+{
+  if (c->destroy)
+    c->destroy (c->data);
+  g_object_unref (c->bouncer);
+  g_object_unref (c->invocation);
+  g_free (c);
+}
+
+static void
+check_deny (Check *c, const char *why)
+{
+  g_dbus_method_invocation_return_error (
+    c->invocation, VSMD_ERROR, VSMD_ERROR_NOT_AUTHORIZED, "%s needs %s: %s",
+    g_dbus_method_invocation_get_method_name (c->invocation), c->action, why);
+  check_free (c);
+}
+
+static void
+check_allow (Check *c)
+{
+  c->callback (c->invocation, c->data);
+  check_free (c);
+}
+
+static void
+on_polkit_result (GObject *source, GAsyncResult *res, gpointer data)
+{
+  Check *c = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PolkitAuthorizationResult) r =
+    polkit_authority_check_authorization_finish (POLKIT_AUTHORITY (source), res, &error);
+
+  if (r == NULL)
+    check_deny (c, error->message);
+  else if (!polkit_authorization_result_get_is_authorized (r))
+    check_deny (c, polkit_authorization_result_get_is_challenge (r) ? "authentication is required"
+                                                                    : "not authorized");
+  else
+    check_allow (c);
+}
+
+static void
+ask_polkit (Check *c)
+{
+  g_autoptr (PolkitSubject) subject =
+    polkit_system_bus_name_new (g_dbus_method_invocation_get_sender (c->invocation));
+
+  polkit_authority_check_authorization (c->bouncer->authority, subject, c->action, NULL,
+                                        POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION,
+                                        NULL, on_polkit_result, c);
+}
+
+static void
+on_authority (GObject *source, GAsyncResult *res, gpointer data)
+{
+  Check *c = data;
+  g_autoptr (GError) error = NULL;
+  PolkitAuthority *authority = polkit_authority_get_finish (res, &error);
+
+  if (authority == NULL)
+    {
+      check_deny (c, error->message);
+      return;
+    }
+  if (c->bouncer->authority == NULL)
+    c->bouncer->authority = authority;
+  else
+    g_object_unref (authority);
+  ask_polkit (c);
+}
+
+static void
+on_caller_uid (GObject *source, GAsyncResult *res, gpointer data)
+{
+  Check *c = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GVariant) reply =
+    g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res, &error);
+  guint32 uid;
+
+  if (reply == NULL)
+    {
+      check_deny (c, error->message);
+      return;
+    }
+  g_variant_get (reply, "(u)", &uid);
+  if (uid == 0)
+    {
+      check_allow (c);
+      return;
+    }
+  c->action =
+    c->target.removable && c->target.owner_uid == uid ? VSMD_ACTION_TUNE_OWN : VSMD_ACTION_MANAGE;
+  if (c->bouncer->authority != NULL)
+    ask_polkit (c);
+  else
+    polkit_authority_get_async (NULL, on_authority, c);
+}
+
+void
+vsmd_bouncer_check (VsmdBouncer *bouncer, GDBusMethodInvocation *invocation,
+                    const VsmdAuthTarget *target, VsmdAuthorized callback, gpointer data,
+                    GDestroyNotify destroy)
+{
+  Check *c = g_new0 (Check, 1);
+
+  c->bouncer = g_object_ref (bouncer);
+  c->invocation = g_object_ref (invocation);
+  c->target = *target;
+  c->action = VSMD_ACTION_MANAGE;
+  c->callback = callback;
+  c->data = data;
+  c->destroy = destroy;
+  g_dbus_connection_call (
+    g_dbus_method_invocation_get_connection (invocation), "org.freedesktop.DBus",
+    "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixUser",
+    g_variant_new ("(s)", g_dbus_method_invocation_get_sender (invocation)), G_VARIANT_TYPE ("(u)"),
+    G_DBUS_CALL_FLAGS_NONE, -1, NULL, on_caller_uid, c);
+}

@@ -1,0 +1,632 @@
+/* vsmd-device.c - one managed disk on the bus
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "vsmd-device.h"
+#include "vsmd-error.h"
+#include "vsmd-generated.h"
+
+#include "vsm-drive-history.h"
+#include "vsm-learn.h"
+#include "vsm-mount.h"
+#include "vsm-paths.h"
+#include "vsm-util.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+/* sampling: once a second while data is at risk or the disk writes,
+ * every few seconds while it is idle (only to notice the next write) */
+#define TICK_BUSY_MS 1000
+#define TICK_IDLE_MS 3000
+/* how often the cap in force is compared with the one planned (max_bytes
+ * is kept as a ratio of the dirty threshold and moves with it) */
+#define DRIFT_CHECK_USEC (10 * G_USEC_PER_SEC)
+#define DRIFT_TOLERANCE 0.1
+#define NO_UID G_MAXUINT32
+/* without per-device figures (debugfs not mounted) the system's dirty data
+ * counts for a drive only this long after it last wrote: the kernel writes
+ * dirty pages out after dirty_expire_centisecs (30 s) at the latest */
+#define SYSTEM_SCOPE_USEC (35 * G_USEC_PER_SEC)
+
+struct _VsmdDevice
+{
+  GObject parent;
+  VsmdBouncer *bouncer;
+  VsmDbusDevice *skeleton;
+  char *bdi;
+  char *object_path;
+  char *disk_syspath;
+  char *disk_name;
+  char *identity; /* NULL: the drive cannot be told apart, nothing remembered */
+
+  VsmLearn *learn;
+  VsmLearnLimits limits;
+  double option_seconds;    /* SetOptions max-dirty-seconds; 0: the policy's */
+  VsmFlushMode option_mode; /* SetOptions flush-mode; AUTO: the policy's */
+  gboolean applying;        /* an apply or restore runs in a thread */
+  guint tick_id;
+  gint64 last_drift_check;
+
+  gint64 last_write; /* monotonic time the disk last wrote */
+  gboolean mounted;
+  guint64 written_at_mount; /* the learner's count when the mount began */
+  guint64 measured_this_mount;
+};
+
+enum
+{
+  SIGNAL_RECORD_GONE,
+  N_SIGNALS
+};
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (VsmdDevice, vsmd_device, G_TYPE_OBJECT)
+
+static void
+vsmd_device_finalize (GObject *object)
+{
+  VsmdDevice *d = VSMD_DEVICE (object);
+
+  g_clear_handle_id (&d->tick_id, g_source_remove);
+  g_clear_object (&d->skeleton);
+  g_clear_object (&d->bouncer);
+  g_clear_pointer (&d->learn, vsm_learn_free);
+  g_free (d->bdi);
+  g_free (d->object_path);
+  g_free (d->disk_syspath);
+  g_free (d->disk_name);
+  g_free (d->identity);
+  G_OBJECT_CLASS (vsmd_device_parent_class)->finalize (object);
+}
+
+static void
+vsmd_device_class_init (VsmdDeviceClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = vsmd_device_finalize;
+  /* the disk's record went (Restore): the daemon drops the object */
+  signals[SIGNAL_RECORD_GONE] =
+    g_signal_new ("record-gone", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
+}
+
+static void
+vsmd_device_init (VsmdDevice *d)
+{
+  d->option_mode = VSM_FLUSH_MODE_AUTO;
+  d->last_write = G_MININT64 / 2;
+}
+
+const char *
+vsmd_device_get_bdi (VsmdDevice *d)
+{
+  return d->bdi;
+}
+
+const char *
+vsmd_device_get_object_path (VsmdDevice *d)
+{
+  return d->object_path;
+}
+
+gboolean
+vsmd_device_is_mounted (VsmdDevice *d)
+{
+  return d->mounted;
+}
+
+gboolean
+vsmd_device_is_busy (VsmdDevice *d)
+{
+  return d->applying || vsm_dbus_device_get_at_risk_bytes (d->skeleton) > 0;
+}
+
+/* the policy, with what SetOptions decided for this drive */
+static VsmPolicy *
+device_policy (VsmdDevice *d)
+{
+  VsmPolicy *p = vsm_policy_load ();
+
+  if (d->option_seconds > 0)
+    p->max_dirty_seconds = d->option_seconds;
+  if (d->option_mode != VSM_FLUSH_MODE_AUTO)
+    p->flush_mode = d->option_mode;
+  return p;
+}
+
+/* the limits from the policy and SetOptions; cap_in_force: what is applied */
+static void
+reset_limits (VsmdDevice *d, guint64 start_bandwidth, guint64 cap_in_force)
+{
+  g_autoptr (VsmPolicy) p = device_policy (d);
+
+  d->limits.max_dirty_seconds = p->max_dirty_seconds;
+  d->limits.cap_min_bytes = p->cap_min_bytes;
+  d->limits.cap_max_bytes = p->cap_max_bytes;
+  if (d->learn == NULL)
+    d->learn = vsm_learn_new (&d->limits, MAX (start_bandwidth, 1), g_get_monotonic_time ());
+  vsm_learn_set_limits (d->learn, &d->limits, cap_in_force);
+}
+
+static void
+publish_state (VsmdDevice *d, const VsmState *s)
+{
+  vsm_dbus_device_set_device (d->skeleton, s->disk_node ? s->disk_node : "");
+  vsm_dbus_device_set_bdi (d->skeleton, s->bdi);
+  vsm_dbus_device_set_class (d->skeleton, s->class_name ? s->class_name : "unknown");
+  vsm_dbus_device_set_flush_mode (d->skeleton, s->flush_mode ? s->flush_mode : "");
+  vsm_dbus_device_set_cap_bytes (d->skeleton, s->cap_bytes);
+}
+
+static void start_job (VsmdDevice *d, gboolean restore, GDBusMethodInvocation *inv);
+
+/* Another front end applied (the udev helper on a change event) with the
+ * policy's or the history's numbers: what was measured, or set with
+ * SetOptions, for this mount is put back. */
+static void
+reassert_cap (VsmdDevice *d, const VsmState *s)
+{
+  guint64 want;
+
+  if (s->cap_bytes == 0 || g_strcmp0 (s->source, "daemon") == 0 || d->applying ||
+      (vsm_learn_get_bandwidth (d->learn) == 0 && d->option_seconds == 0))
+    return;
+  want = vsm_learn_cap_for (&d->limits, vsm_learn_get_cap_bandwidth (d->learn));
+  if (fabs ((double)want - (double)s->cap_bytes) <= VSM_LEARN_HYSTERESIS * (double)s->cap_bytes)
+    return;
+  g_message ("%s: %s applied a cap of %" G_GUINT64_FORMAT
+             " bytes; this mount's is %" G_GUINT64_FORMAT,
+             d->bdi, s->source ? s->source : "?", s->cap_bytes, want);
+  start_job (d, FALSE, NULL);
+}
+
+void
+vsmd_device_update_state (VsmdDevice *d, const VsmState *s)
+{
+  gboolean cap_moved = s->cap_bytes != vsm_dbus_device_get_cap_bytes (d->skeleton);
+
+  publish_state (d, s);
+  if (cap_moved || d->learn == NULL)
+    reset_limits (d, s->bandwidth, s->cap_bytes);
+  if (cap_moved)
+    reassert_cap (d, s);
+}
+
+/* facts only the drive tells (identity, removable, confidence) */
+static void
+read_facts (VsmdDevice *d)
+{
+  g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
+  g_autoptr (VsmDevice) dev = vsm_device_new_from_spec (client, d->disk_syspath, NULL);
+  g_autoptr (VsmClassification) c = NULL;
+  g_autoptr (VsmDriveHistory) h = NULL;
+
+  if (dev == NULL)
+    return;
+  c = vsm_classify (dev);
+  vsm_dbus_device_set_confidence (d->skeleton, c->confidence);
+  vsm_dbus_device_set_removable (d->skeleton,
+                                 dev->removable || vsm_transport_is_usb (dev->transport));
+  d->identity = vsm_drive_identity (dev);
+  h = d->identity ? vsm_drive_history_load (d->identity, NULL) : NULL;
+  if (h != NULL)
+    {
+      g_autofree char *text = vsm_drive_history_describe (h);
+      vsm_dbus_device_set_history (d->skeleton, text);
+    }
+}
+
+static void start_ticking (VsmdDevice *d, guint ms);
+static gboolean on_apply (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d);
+static gboolean on_restore (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d);
+static gboolean on_set_options (VsmDbusDevice *s, GDBusMethodInvocation *inv, GVariant *options,
+                                VsmdDevice *d);
+
+VsmdDevice *
+vsmd_device_new (VsmdBouncer *bouncer, const VsmState *s)
+{
+  VsmdDevice *d = g_object_new (VSMD_TYPE_DEVICE, NULL);
+  g_autofree char *name = g_strdelimit (g_strdup (s->bdi), ":", '_');
+
+  d->bouncer = g_object_ref (bouncer);
+  d->bdi = g_strdup (s->bdi);
+  d->object_path = g_strdup_printf ("%s/%s", VSMD_DEVICES_PATH, name);
+  d->disk_syspath = g_strdup (s->disk_syspath);
+  d->disk_name = g_strdup (s->disk_name);
+  d->skeleton = vsm_dbus_device_skeleton_new ();
+  vsm_dbus_device_set_mounted_by (d->skeleton, NO_UID);
+  vsm_dbus_device_set_bandwidth_source (d->skeleton, s->bandwidth ? "plan" : "");
+  vsm_dbus_device_set_at_risk_scope (d->skeleton, "device");
+  g_signal_connect (d->skeleton, "handle-apply", G_CALLBACK (on_apply), d);
+  g_signal_connect (d->skeleton, "handle-restore", G_CALLBACK (on_restore), d);
+  g_signal_connect (d->skeleton, "handle-set-options", G_CALLBACK (on_set_options), d);
+  vsmd_device_update_state (d, s);
+  read_facts (d);
+  start_ticking (d, TICK_IDLE_MS);
+  return d;
+}
+
+gboolean
+vsmd_device_export (VsmdDevice *d, GDBusConnection *connection, GError **error)
+{
+  return g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (d->skeleton), connection,
+                                           d->object_path, error);
+}
+
+void
+vsmd_device_unexport (VsmdDevice *d)
+{
+  g_clear_handle_id (&d->tick_id, g_source_remove);
+  if (g_dbus_interface_skeleton_get_object_path (G_DBUS_INTERFACE_SKELETON (d->skeleton)))
+    g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (d->skeleton));
+}
+
+/* ---- mounts and history ---- */
+
+/* udisks mounts FAT with uid=$UID of whoever asked: that is who mounted it */
+static guint32
+mount_owner (GPtrArray *mounts)
+{
+  for (guint i = 0; i < mounts->len; i++)
+    {
+      VsmMountInfo *m = g_ptr_array_index (mounts, i);
+      g_auto (GStrv) opts = g_strsplit (m->options ? m->options : "", ",", -1);
+      for (char **o = opts; *o; o++)
+        {
+          guint64 uid;
+          if (g_str_has_prefix (*o, "uid=") && vsm_parse_u64 (*o + 4, &uid) && uid < NO_UID)
+            return (guint32)uid;
+        }
+    }
+  return NO_UID;
+}
+
+static void
+record_mount (VsmdDevice *d)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) unmounts = vsm_history_unmounts (d->bdi, 1);
+  VsmDriveMount m = { 0 };
+  VsmUnmountRecord *last = unmounts->len ? g_ptr_array_index (unmounts, 0) : NULL;
+  g_autoptr (VsmDriveHistory) h = NULL;
+
+  if (d->identity == NULL || d->learn == NULL)
+    return;
+  m.at_usec = g_get_real_time ();
+  m.bandwidth = d->measured_this_mount;
+  m.cap_bytes = vsm_dbus_device_get_cap_bytes (d->skeleton);
+  m.bytes_written = vsm_learn_get_bytes_written (d->learn) - d->written_at_mount;
+  /* the umount helper's own timing, when it ran within the last minute */
+  m.seconds_to_safe = last && m.at_usec - last->at_usec < 60 * G_USEC_PER_SEC ? last->seconds : -1;
+  if (!vsm_drive_history_record (d->identity, &m, &error))
+    g_warning ("%s: history not kept: %s", d->bdi, error->message);
+  h = vsm_drive_history_load (d->identity, NULL);
+  if (h != NULL)
+    {
+      g_autofree char *text = vsm_drive_history_describe (h);
+      vsm_dbus_device_set_history (d->skeleton, text);
+    }
+}
+
+static void
+set_mounted (VsmdDevice *d, gboolean mounted)
+{
+  if (mounted == d->mounted)
+    return;
+  d->mounted = mounted;
+  if (mounted)
+    {
+      d->written_at_mount = d->learn ? vsm_learn_get_bytes_written (d->learn) : 0;
+      d->measured_this_mount = 0;
+      start_ticking (d, TICK_BUSY_MS);
+    }
+  else
+    record_mount (d);
+}
+
+void
+vsmd_device_set_mount_points (VsmdDevice *d, const char *const *mount_points)
+{
+  g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
+  g_autoptr (GPtrArray) mounts = vsm_mounts_for_disk (client, d->disk_syspath);
+  g_autoptr (GPtrArray) targets = g_ptr_array_new ();
+
+  if (mount_points == NULL)
+    {
+      for (guint i = 0; i < mounts->len; i++)
+        g_ptr_array_add (targets, ((VsmMountInfo *)g_ptr_array_index (mounts, i))->target);
+      g_ptr_array_add (targets, NULL);
+      mount_points = (const char *const *)targets->pdata;
+    }
+  vsm_dbus_device_set_mount_points (d->skeleton, mount_points);
+  vsm_dbus_device_set_mounted_by (d->skeleton, mount_owner (mounts));
+  set_mounted (d, mount_points[0] != NULL);
+}
+
+void
+vsmd_device_retire (VsmdDevice *d)
+{
+  set_mounted (d, FALSE);
+  vsmd_device_unexport (d);
+}
+
+/* ---- applying, off the main loop ---- */
+
+typedef struct
+{
+  char *syspath;
+  char *bdi;
+  VsmPolicy *policy;
+  guint64 bandwidth;
+  gboolean restore;
+} Job;
+
+static void
+job_free (Job *j)
+{
+  g_free (j->syspath);
+  g_free (j->bdi);
+  vsm_policy_free (j->policy);
+  g_free (j);
+}
+
+static void
+job_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  Job *j = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
+  g_autoptr (VsmAssessment) a = NULL;
+  g_autoptr (VsmState) state = NULL;
+  VsmOverrides o = { .bandwidth = j->bandwidth, .bandwidth_source = "measured by vfat-smartd" };
+  VsmApplyOptions opts = { .source = "daemon", .lock_wait_ms = VSM_LOCK_WAIT_MS };
+  gboolean ok;
+
+  if (j->restore)
+    ok = vsm_restore (j->bdi, VSM_LOCK_WAIT_MS, NULL, &error);
+  else
+    ok = (a = vsm_assess (client, j->syspath, g_steal_pointer (&j->policy), &o, &error)) != NULL &&
+         vsm_assessment_apply (a, &opts, NULL, NULL, &state, &error);
+  if (ok)
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, g_steal_pointer (&error));
+}
+
+static void
+job_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  VsmdDevice *d = VSMD_DEVICE (source);
+  g_autoptr (GDBusMethodInvocation) inv = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmState) state = NULL;
+  gboolean ok = g_task_propagate_boolean (G_TASK (res), &error);
+
+  d->applying = FALSE;
+  state = vsm_state_load (d->bdi, NULL);
+  if (state != NULL)
+    vsmd_device_update_state (d, state);
+  if (!ok)
+    g_warning ("%s: %s", d->bdi, error->message);
+  if (inv != NULL && ok)
+    g_dbus_method_invocation_return_value (inv, NULL);
+  else if (inv != NULL)
+    g_dbus_method_invocation_take_error (inv, vsmd_error_from_core (error));
+  if (state == NULL)
+    g_signal_emit (d, signals[SIGNAL_RECORD_GONE], 0);
+}
+
+/* inv may be NULL (the daemon's own re-apply) */
+static void
+start_job (VsmdDevice *d, gboolean restore, GDBusMethodInvocation *inv)
+{
+  g_autoptr (GTask) task = NULL;
+  Job *j;
+
+  if (d->applying)
+    {
+      if (inv)
+        g_dbus_method_invocation_return_error (inv, VSMD_ERROR, VSMD_ERROR_BUSY,
+                                               "%s: an apply is already running", d->bdi);
+      return;
+    }
+  /* the task's ref on inv is dropped in job_done, after the reply */
+  task = g_task_new (d, NULL, job_done, inv ? g_object_ref (inv) : NULL);
+  j = g_new0 (Job, 1);
+  d->applying = TRUE;
+  j->syspath = g_strdup (d->disk_syspath);
+  j->bdi = g_strdup (d->bdi);
+  j->policy = device_policy (d);
+  j->bandwidth = d->learn ? vsm_learn_get_bandwidth (d->learn) : 0;
+  j->restore = restore;
+  g_task_set_task_data (task, j, (GDestroyNotify)job_free);
+  g_task_run_in_thread (task, job_run);
+}
+
+/* ---- sampling ---- */
+
+static void
+check_cap_drift (VsmdDevice *d)
+{
+  g_autofree char *path = vsm_path (VSM_ROOT_SYSFS, "class", "bdi", d->bdi, "max_bytes", NULL);
+  guint64 cap = vsm_dbus_device_get_cap_bytes (d->skeleton), now = 0;
+
+  d->last_drift_check = g_get_monotonic_time ();
+  if (cap == 0 || d->applying || !vsm_read_u64 (path, &now, NULL))
+    return;
+  if (fabs ((double)now - (double)cap) > DRIFT_TOLERANCE * (double)cap)
+    {
+      g_message ("%s: max_bytes reads %" G_GUINT64_FORMAT " for a cap of %" G_GUINT64_FORMAT
+                 " (the dirty threshold moved): applying again",
+                 d->bdi, now, cap);
+      start_job (d, FALSE, NULL);
+    }
+}
+
+static void
+publish_sample (VsmdDevice *d, const VsmDirtyInfo *di)
+{
+  guint64 measured = vsm_learn_get_bandwidth (d->learn);
+  guint64 bw = vsm_learn_get_cap_bandwidth (d->learn);
+  guint64 cap = vsm_dbus_device_get_cap_bytes (d->skeleton);
+  guint64 at_risk = di->valid ? di->dirty_bytes + di->writeback_bytes : 0;
+
+  /* the whole system's figure is an upper bound, and only while this drive
+   * can own part of it: within its cap, and not long after it last wrote */
+  if (!di->per_device)
+    at_risk = g_get_monotonic_time () - d->last_write > SYSTEM_SCOPE_USEC ? 0
+              : cap > 0                                                   ? MIN (at_risk, cap)
+                                                                          : at_risk;
+
+  vsm_dbus_device_set_write_bandwidth (d->skeleton, measured);
+  if (measured > 0)
+    vsm_dbus_device_set_bandwidth_source (d->skeleton, "measured while writing");
+  vsm_dbus_device_set_at_risk_bytes (d->skeleton, at_risk);
+  vsm_dbus_device_set_at_risk_scope (d->skeleton, di->per_device ? "device" : "system");
+  vsm_dbus_device_set_seconds_to_safe (d->skeleton,
+                                       bw > 0 ? round ((double)at_risk / (double)bw * 10) / 10 : 0);
+  vsm_dbus_device_set_bytes_written (d->skeleton, vsm_learn_get_bytes_written (d->learn));
+}
+
+static gboolean
+on_tick (gpointer data)
+{
+  VsmdDevice *d = data;
+  VsmDiskStat st;
+  VsmDirtyInfo di = { 0 };
+  guint64 before = vsm_learn_get_bytes_written (d->learn), old_cap = vsm_learn_get_cap (d->learn);
+  gboolean wrote = FALSE;
+
+  d->tick_id = 0;
+  if (vsm_disk_stat_read (d->disk_name, &st, NULL, NULL) &&
+      vsm_learn_feed (d->learn, g_get_monotonic_time (), &st) && !d->applying)
+    {
+      g_autofree char *bw = vsm_format_rate ((double)vsm_learn_get_bandwidth (d->learn));
+      g_autofree char *from = vsm_format_bytes (old_cap);
+      g_autofree char *to = vsm_format_bytes (vsm_learn_get_cap (d->learn));
+      g_message ("%s: cap %s -> %s (measured %s while writing)", d->bdi, from, to, bw);
+      start_job (d, FALSE, NULL);
+    }
+  wrote = vsm_learn_get_bytes_written (d->learn) > before;
+  if (wrote)
+    d->last_write = g_get_monotonic_time ();
+  if (wrote && vsm_learn_get_bandwidth (d->learn) > 0)
+    d->measured_this_mount = vsm_learn_get_bandwidth (d->learn);
+  vsm_dirty_info_read (d->bdi, &di);
+  publish_sample (d, &di);
+  if (g_get_monotonic_time () - d->last_drift_check > DRIFT_CHECK_USEC)
+    check_cap_drift (d);
+  start_ticking (d, wrote || vsmd_device_is_busy (d) || d->mounted ? TICK_BUSY_MS : TICK_IDLE_MS);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+start_ticking (VsmdDevice *d, guint ms)
+{
+  g_clear_handle_id (&d->tick_id, g_source_remove);
+  d->tick_id = g_timeout_add (ms, on_tick, d);
+}
+
+/* ---- methods: polkit first, then the work ---- */
+
+static VsmdAuthTarget
+auth_target (VsmdDevice *d)
+{
+  VsmdAuthTarget t = { vsm_dbus_device_get_mounted_by (d->skeleton),
+                       vsm_dbus_device_get_removable (d->skeleton) };
+  return t;
+}
+
+static void
+do_apply (GDBusMethodInvocation *inv, gpointer data)
+{
+  start_job (VSMD_DEVICE (data), FALSE, inv);
+}
+
+static void
+do_restore (GDBusMethodInvocation *inv, gpointer data)
+{
+  start_job (VSMD_DEVICE (data), TRUE, inv);
+}
+
+static gboolean
+on_apply (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
+{
+  VsmdAuthTarget t = auth_target (d);
+  vsmd_bouncer_check (d->bouncer, inv, &t, do_apply, g_object_ref (d), g_object_unref);
+  return TRUE;
+}
+
+static gboolean
+on_restore (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
+{
+  VsmdAuthTarget t = auth_target (d);
+  vsmd_bouncer_check (d->bouncer, inv, &t, do_restore, g_object_ref (d), g_object_unref);
+  return TRUE;
+}
+
+/* Validated like the policy (the same table and ranges); every key must
+ * be known. */
+static gboolean
+parse_options (GVariant *options, double *seconds, VsmFlushMode *mode, GError **error)
+{
+  g_autoptr (VsmPolicy) p = vsm_policy_new_default ();
+  static const char *const allowed[] = { "max-dirty-seconds", "flush-mode" };
+  GVariantIter iter;
+  const char *key;
+  GVariant *value;
+
+  g_variant_iter_init (&iter, options);
+  while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
+    {
+      if (!g_strv_contains (allowed, key))
+        {
+          g_set_error (error, VSMD_ERROR, VSMD_ERROR_INVALID_ARGUMENT,
+                       "unknown option '%s' (max-dirty-seconds, flush-mode)", key);
+          return FALSE;
+        }
+      if (!vsm_policy_set (p, key, value))
+        {
+          g_set_error (error, VSMD_ERROR, VSMD_ERROR_INVALID_ARGUMENT, "%s",
+                       (char *)g_ptr_array_index (p->problems, p->problems->len - 1));
+          return FALSE;
+        }
+      if (g_str_equal (key, "max-dirty-seconds"))
+        *seconds = p->max_dirty_seconds;
+      else
+        *mode = p->flush_mode;
+    }
+  return TRUE;
+}
+
+static void
+do_set_options (GDBusMethodInvocation *inv, gpointer data)
+{
+  VsmdDevice *d = VSMD_DEVICE (data);
+  GVariant *options = g_variant_get_child_value (g_dbus_method_invocation_get_parameters (inv), 0);
+  g_autoptr (GError) error = NULL;
+  double seconds = d->option_seconds;
+  VsmFlushMode mode = d->option_mode;
+
+  if (!parse_options (options, &seconds, &mode, &error))
+    g_dbus_method_invocation_return_gerror (inv, error);
+  else
+    {
+      d->option_seconds = seconds;
+      d->option_mode = mode;
+      reset_limits (d, 0, vsm_learn_get_cap (d->learn));
+      start_job (d, FALSE, inv);
+    }
+  g_variant_unref (options);
+}
+
+static gboolean
+on_set_options (VsmDbusDevice *s, GDBusMethodInvocation *inv, GVariant *options, VsmdDevice *d)
+{
+  VsmdAuthTarget t = auth_target (d);
+  vsmd_bouncer_check (d->bouncer, inv, &t, do_set_options, g_object_ref (d), g_object_unref);
+  return TRUE;
+}

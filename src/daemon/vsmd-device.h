@@ -1,0 +1,44 @@
+/* vsmd-device.h - one managed disk on the bus:
+ * /org/vfatsmart/VfatSmart1/devices/MAJ_MIN
+ *
+ * It follows the disk's record (/run/vfat-smart), measures its write
+ * bandwidth while it writes (vsm-learn) and moves the cap with it through
+ * the one apply transaction, publishes the data at risk, and remembers the
+ * drive's mounts (vsm-drive-history).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include "vsm-manager.h"
+#include "vsmd-bouncer.h"
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+#define VSMD_DEVICES_PATH "/org/vfatsmart/VfatSmart1/devices"
+
+#define VSMD_TYPE_DEVICE (vsmd_device_get_type ())
+G_DECLARE_FINAL_TYPE (VsmdDevice, vsmd_device, VSMD, DEVICE, GObject)
+
+/* state: the disk's record (copied from) */
+VsmdDevice *vsmd_device_new (VsmdBouncer *bouncer, const VsmState *state);
+
+const char *vsmd_device_get_bdi (VsmdDevice *device);
+const char *vsmd_device_get_object_path (VsmdDevice *device);
+gboolean vsmd_device_is_mounted (VsmdDevice *device);
+/* data is at risk, or an apply is running */
+gboolean vsmd_device_is_busy (VsmdDevice *device);
+
+gboolean vsmd_device_export (VsmdDevice *device, GDBusConnection *connection, GError **error);
+void vsmd_device_unexport (VsmdDevice *device);
+
+/* the record changed on disk (another front end applied) */
+void vsmd_device_update_state (VsmdDevice *device, const VsmState *state);
+/* mount points from udisks (NULL: ask libmount) */
+void vsmd_device_set_mount_points (VsmdDevice *device, const char *const *mount_points);
+/* the disk went away or its record is gone: the mount ends in the history */
+void vsmd_device_retire (VsmdDevice *device);
+
+G_END_DECLS

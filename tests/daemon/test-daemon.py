@@ -1,0 +1,485 @@
+#!/usr/bin/python3
+# test-daemon.py - vfat-smartd on a private system bus, against python-dbusmock's
+# polkitd template, with drives from umockdev recordings of real kernels.
+#
+# Usage: test-daemon.py BUILD_DIR SOURCE_DIR [TestDaemon.test_name ...]
+#
+# The daemon runs with umockdev's preload over a testbed made here (so the test
+# can change /sys/block/DISK/stat and debugfs stats under it), its state and
+# history in a temporary directory. Callers without root are run as nobody
+# (setpriv) when the test runs as root; as non-root the test user is the caller.
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import gi
+
+gi.require_version("UMockdev", "1.0")
+from gi.repository import Gio, GLib, UMockdev  # noqa: E402
+
+BUILD, SOURCE = sys.argv[1], sys.argv[2]
+del sys.argv[1:3]
+DAEMON = os.path.join(BUILD, "src", "daemon", "vfat-smartd")
+CLI = os.path.join(BUILD, "src", "cli", "vfat-smart")
+FIXTURES = os.path.join(SOURCE, "tests", "fixtures", "6.12")
+BUS_NAME = "org.vfatsmart.VfatSmart1"
+MANAGER = "/org/vfatsmart/VfatSmart1"
+DEV_IFACE = "org.vfatsmart.VfatSmart1.Device"
+PRELOAD = "libumockdev-preload.so.0"
+
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=%s</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_destination="*"/>
+    <allow receive_sender="*"/>
+  </policy>
+</busconfig>
+"""
+
+# /sys/kernel/debug/bdi/MAJ:MIN/stats, Linux 6.12, shaped by the test
+BDI_STATS = """BdiWriteback:            %d kB
+BdiReclaimable:          %d kB
+BdiDirtyThresh:          38912 kB
+DirtyThresh:            409600 kB
+BackgroundThresh:       204800 kB
+BdiDirtied:            1048576 kB
+BdiWritten:            1040000 kB
+BdiWriteBandwidth:           0 kBps
+b_dirty:                     0
+b_io:                        0
+b_more_io:                   0
+b_dirty_time:                0
+bdi_list:                    1
+state:                       1
+"""
+
+
+def wait_for(cond, timeout=10.0, what="condition"):
+    deadline = time.monotonic() + timeout
+    ctx = GLib.MainContext.default()
+    while time.monotonic() < deadline:
+        while ctx.iteration(False):
+            pass
+        if cond():
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting for " + what)
+
+
+class TestDaemon(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="vsmd-test-")
+        os.chmod(cls.tmp, 0o755)
+        sock = os.path.join(cls.tmp, "system_bus")
+        conf = os.path.join(cls.tmp, "bus.conf")
+        with open(conf, "w") as f:
+            f.write(BUS_CONFIG % sock)
+        cls.bus = subprocess.Popen(["dbus-daemon", "--nofork", "--config-file", conf])
+        cls.address = "unix:path=" + sock
+        os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = cls.address
+        wait_for(lambda: os.path.exists(sock), what="the private bus")
+        cls.polkitd = subprocess.Popen(
+            [sys.executable, "-m", "dbusmock", "--system", "--template", "polkitd"],
+            stdout=subprocess.DEVNULL)
+        cls.conn = Gio.bus_get_sync(Gio.BusType.SYSTEM, None)
+        wait_for(lambda: cls.name_has_owner("org.freedesktop.PolicyKit1"), what="polkitd mock")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.conn.close_sync(None)
+        for p in (cls.polkitd, cls.bus):
+            p.terminate()
+            p.wait()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    @classmethod
+    def name_has_owner(cls, name):
+        r = cls.conn.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus",
+                               "org.freedesktop.DBus", "NameHasOwner", GLib.Variant("(s)", (name,)),
+                               None, Gio.DBusCallFlags.NONE, -1, None)
+        return r.unpack()[0]
+
+    # ---- per test: a testbed, records, the daemon ----
+
+    def setUp(self):
+        self.polkit_allow([])
+        self.bed = UMockdev.Testbed.new()
+        self.root = self.bed.get_root_dir()
+        self.state = os.path.join(self.tmp, "state-" + self.id().split(".")[-1])
+        self.lib = os.path.join(self.tmp, "lib-" + self.id().split(".")[-1])
+        self.env = dict(os.environ, UMOCKDEV_DIR=self.root, LD_PRELOAD=PRELOAD,
+                        VFAT_SMART_STATE_DIR=self.state, VFAT_SMART_LIB_DIR=self.lib,
+                        GSETTINGS_BACKEND="memory",
+                        GSETTINGS_SCHEMA_DIR=os.path.join(BUILD, "data"),
+                        G_DEBUG="fatal-criticals", LC_ALL="C.UTF-8")
+        self.daemon = None
+        self.signals = []
+
+    def tearDown(self):
+        self.stop_daemon()
+        del self.bed
+
+    @staticmethod
+    def fixture_nodes(name):
+        """(disk node, disk syspath, bdi) of a recording"""
+        with open(os.path.join(FIXTURES, name + ".devices")) as f:
+            lines = [l.split() for l in f if not l.startswith("#")]
+        disk = [l for l in lines if l[1] == "disk"][0]
+        bdi = [l for l in lines if l[1] == "bdi"][0][2].rsplit("/", 1)[1]
+        return disk[0], disk[2], bdi
+
+    def add_fixture(self, name):
+        self.assertTrue(self.bed.add_from_file(os.path.join(FIXTURES, name + ".umockdev")))
+        return self.fixture_nodes(name)
+
+    @staticmethod
+    def pump(seconds):
+        """run the main context (signals arrive) for a while"""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            while GLib.MainContext.default().iteration(False):
+                pass
+            time.sleep(0.02)
+
+    def set_stats(self, bdi, dirty_kb, writeback_kb):
+        path = os.path.join(self.root, "sys/kernel/debug/bdi", bdi)
+        os.makedirs(path, exist_ok=True)
+        with open(os.path.join(path, "stats"), "w") as f:
+            f.write(BDI_STATS % (writeback_kb, dirty_kb))
+
+    def cli(self, *args):
+        return subprocess.run([CLI] + list(args), env=self.env, capture_output=True, text=True)
+
+    def start_daemon(self, *args):
+        self.daemon = subprocess.Popen([DAEMON, "--idle-timeout=0"] + list(args), env=self.env)
+        wait_for(lambda: self.name_has_owner(BUS_NAME), what="vfat-smartd on the bus")
+
+    def stop_daemon(self):
+        if self.daemon is not None:
+            self.daemon.terminate()
+            self.assertEqual(self.daemon.wait(10), 0)
+            self.daemon = None
+            wait_for(lambda: not self.name_has_owner(BUS_NAME), what="the name to go")
+
+    def polkit_allow(self, actions):
+        self.conn.call_sync("org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/Authority",
+                            "org.freedesktop.DBus.Mock", "SetAllowed",
+                            GLib.Variant("(as)", (actions,)), None, Gio.DBusCallFlags.NONE, -1,
+                            None)
+
+    def call(self, path, method, args=None, iface=DEV_IFACE):
+        return self.conn.call_sync(BUS_NAME, path, iface, method, args, None,
+                                   Gio.DBusCallFlags.NONE, 30000, None)
+
+    def call_unprivileged(self, path, method, *args):
+        """gdbus call as a caller who is not root; returns (ok, stderr)"""
+        cmd = ["gdbus", "call", "--system", "-d", BUS_NAME, "-o", path, "-m",
+               DEV_IFACE + "." + method] + list(args)
+        if os.geteuid() == 0:
+            cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + cmd
+        r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
+        return r.returncode == 0, r.stderr
+
+    def prop(self, path, name):
+        r = self.call(path, "Get", GLib.Variant("(ss)", (DEV_IFACE, name)),
+                      iface="org.freedesktop.DBus.Properties")
+        return r.unpack()[0]
+
+    def list_devices(self):
+        return self.call(MANAGER, "ListDevices", None,
+                         iface="org.vfatsmart.VfatSmart1.Manager").unpack()[0]
+
+    def managed_stick(self, fixture="usb-storage-ss-stick"):
+        node, _, bdi = self.add_fixture(fixture)
+        self.set_stats(bdi, 0, 0)
+        r = self.cli("apply", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return node, bdi, "/org/vfatsmart/VfatSmart1/devices/" + bdi.replace(":", "_")
+
+    # ---- the cases ----
+
+    def test_manager_properties(self):
+        self.start_daemon()
+        r = self.call(MANAGER, "GetAll", GLib.Variant("(s)", ("org.vfatsmart.VfatSmart1.Manager",)),
+                      iface="org.freedesktop.DBus.Properties").unpack()[0]
+        self.assertEqual(r["Version"], "0.1.0")
+        self.assertEqual(r["KernelRelease"], os.uname().release)
+        self.assertIn(r["FlushFix"], ("present", "absent", "unknown"))
+        self.assertIsInstance(r["HasDeviceCap"], bool)
+        self.assertEqual(self.list_devices(), [])
+
+    def test_device_properties(self):
+        node, bdi, path = self.managed_stick()
+        # an internal disk is not managed and gets no object
+        self.add_fixture("virtio")
+        self.start_daemon()
+        self.assertEqual(self.list_devices(), [path])
+        self.assertEqual(self.prop(path, "Device"), node)
+        self.assertEqual(self.prop(path, "Bdi"), bdi)
+        self.assertEqual(self.prop(path, "Class"), "usb-stick")
+        self.assertGreater(self.prop(path, "Confidence"), 0)
+        self.assertEqual(self.prop(path, "FlushMode"), "dirty-cap")
+        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "AtRiskBytes"), 0)
+        self.assertEqual(self.prop(path, "AtRiskScope"), "device")
+        self.assertEqual(self.prop(path, "WriteBandwidth"), 0)
+        self.assertEqual(self.prop(path, "MountPoints"), [])
+        self.assertEqual(self.prop(path, "MountedBy"), 0xFFFFFFFF)
+        self.assertTrue(self.prop(path, "Removable"))
+
+    def test_set_options_denied(self):
+        _, _, path = self.managed_stick()
+        self.start_daemon()
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <4.0>}")
+        self.assertFalse(ok)
+        self.assertIn("org.vfatsmart.VfatSmart1.Error.NotAuthorized", err)
+        self.assertIn("org.vfatsmart.manage", err)
+        # tune-own-device does not cover a drive the caller did not mount
+        self.polkit_allow(["org.vfatsmart.tune-own-device"])
+        ok, err = self.call_unprivileged(path, "Apply")
+        self.assertFalse(ok)
+        self.assertIn("NotAuthorized", err)
+        ok, err = self.call_unprivileged(path, "Restore")
+        self.assertFalse(ok)
+        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        self.assertEqual(len(self.list_devices()), 1)
+
+    def test_set_options_allowed(self):
+        _, bdi, path = self.managed_stick()
+        self.start_daemon()
+        self.polkit_allow(["org.vfatsmart.manage"])
+        ok, err = self.call_unprivileged(path, "SetOptions",
+                                         "{'max-dirty-seconds': <4.0>, 'flush-mode': <'dirty-cap'>}")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "CapBytes"), 76 * 1024 * 1024)
+        with open(os.path.join(self.root, "sys/class/bdi", bdi, "max_bytes")) as f:
+            self.assertEqual(int(f.read()), 76 * 1024 * 1024)
+        # validated like the policy
+        for bad in ("{'max-dirty-seconds': <400.0>}", "{'max-dirty-seconds': <'x'>}",
+                    "{'flush-mode': <'fast'>}", "{'bogus': <1>}"):
+            ok, err = self.call_unprivileged(path, "SetOptions", bad)
+            self.assertFalse(ok, bad)
+            self.assertIn("InvalidArgument", err, bad)
+        self.assertEqual(self.prop(path, "CapBytes"), 76 * 1024 * 1024)
+
+    def test_root_apply_restore(self):
+        if os.geteuid() != 0:
+            self.skipTest("needs root (the root caller is always allowed)")
+        _, bdi, path = self.managed_stick()
+        self.start_daemon()
+        self.call(path, "SetOptions", GLib.Variant("(a{sv})", ({"max-dirty-seconds":
+                                                                 GLib.Variant("d", 1.0)},)))
+        self.assertEqual(self.prop(path, "CapBytes"), 19 * 1024 * 1024)
+        self.call(path, "Apply")
+        self.call(path, "Restore")
+        wait_for(lambda: self.list_devices() == [], what="the object to go")
+        with open(os.path.join(self.root, "sys/class/bdi", bdi, "strict_limit")) as f:
+            self.assertEqual(f.read().strip(), "0")
+        self.assertFalse(os.path.exists(os.path.join(self.state, bdi.replace(":", "-") + ".state")))
+
+    def test_adopt_and_forget_gone(self):
+        _, bdi, path = self.managed_stick()
+        # a record of a drive that was pulled while nothing ran
+        gone = os.path.join(self.state, "8-240.state")
+        with open(os.path.join(self.state, bdi.replace(":", "-") + ".state")) as f:
+            text = f.read()
+        text = text.replace(bdi, "8:240").replace("/block/sd", "/block/gone-sd")
+        with open(gone, "w") as f:
+            f.write(text)
+        os.chmod(gone, 0o644)
+        self.start_daemon()
+        self.assertEqual(self.list_devices(), [path])
+        wait_for(lambda: not os.path.exists(gone), what="the gone drive's record to be forgotten")
+        # the adopted one survives a restart of the daemon (kill -9 too)
+        self.daemon.kill()
+        self.daemon.wait()
+        self.daemon = None
+        wait_for(lambda: not self.name_has_owner(BUS_NAME), what="the name to go")
+        self.start_daemon()
+        self.assertEqual(self.list_devices(), [path])
+        r = self.cli("restore", "--all")
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def write_stat(self, syspath, sectors, ticks):
+        # 17 fields; 7: sectors written, 10: io_ticks
+        fields = [0] * 17
+        fields[4], fields[6], fields[7], fields[9] = sectors // 256, sectors, ticks, ticks
+        self.bed.set_attribute(syspath, "stat", " ".join(str(x) for x in fields) + "\n")
+
+    def test_feed_and_learning(self):
+        node, bdi, path = self.managed_stick()
+        _, disk_sys, _ = self.fixture_nodes("usb-storage-ss-stick")
+        self.write_stat(disk_sys, 0, 0)
+        self.start_daemon()
+        self.conn.signal_subscribe(BUS_NAME, "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                                   path, None, Gio.DBusSignalFlags.NONE,
+                                   lambda *a: self.signals.append((time.monotonic(), a[5])))
+        # idle: nothing is emitted
+        self.pump(4)
+        self.assertEqual(self.signals, [], "PropertiesChanged while idle")
+        # a copy at 60 MB/s for 12 s: data at risk, busy all the time
+        sectors, ticks = 0, 0
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 12:
+            sectors += 60000000 // 4 // 512
+            ticks += 250
+            self.write_stat(disk_sys, sectors, ticks)
+            self.set_stats(bdi, 20000, 4000)
+            self.pump(0.25)
+        bw = self.prop(path, "WriteBandwidth")
+        self.assertAlmostEqual(bw / 60e6, 1.0, delta=0.25)
+        self.assertEqual(self.prop(path, "BandwidthSource"), "measured while writing")
+        self.assertEqual(self.prop(path, "AtRiskBytes"), 24000 * 1024)
+        self.assertGreater(self.prop(path, "SecondsToSafe"), 0)
+        # the cap followed, within the damping: 60 MB/s x 2 s = 114 MiB
+        wait_for(lambda: self.prop(path, "CapBytes") == 114 * 1024 * 1024, timeout=10,
+                 what="the learned cap")
+        # another front end applies the policy's numbers: the daemon puts this mount's back
+        r = self.cli("apply", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        max_bytes = os.path.join(self.root, "sys/class/bdi", bdi, "max_bytes")
+
+        def cap_now():
+            with open(max_bytes) as f:
+                return int(f.read())
+        self.assertEqual(cap_now(), 38 * 1024 * 1024)
+        wait_for(lambda: cap_now() == 114 * 1024 * 1024, timeout=10, what="the learned cap again")
+        wait_for(lambda: self.prop(path, "CapBytes") == 114 * 1024 * 1024, timeout=5,
+                 what="CapBytes again")
+        # about one PropertiesChanged a second while data is at risk
+        times = [t for t, _ in self.signals]
+        self.assertGreater(len(times), 5)
+        span = times[-1] - times[0]
+        self.assertLessEqual(len(times), span * 1.5 + 3)
+        # written out: the feed goes quiet
+        self.set_stats(bdi, 0, 0)
+        wait_for(lambda: self.prop(path, "AtRiskBytes") == 0, what="nothing at risk")
+        self.pump(1.5)
+        n = len(self.signals)
+        self.pump(4)
+        self.assertEqual(len(self.signals), n, "PropertiesChanged after the data was written")
+
+    def test_watch_and_status(self):
+        node, _, _ = self.managed_stick()
+        # without the daemon: status as before, watch says why it cannot
+        r = self.cli("status")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("vfat-smartd", r.stdout)
+        r = self.cli("watch", "--once")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("vfat-smart:", r.stderr)
+        self.start_daemon()
+        r = self.cli("watch", "--once")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, node + r"  usb-stick  nothing at risk \(cap 38.0.MiB\).*safe to unplug")
+        r = self.cli("watch", "--once", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(r.stdout.splitlines()), 1)
+        r = self.cli("status")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("vfat-smartd:", r.stdout)
+        self.assertIn("nothing measured yet", r.stdout)
+
+    def start_udisks_mock(self, partition_devnum):
+        """a udisksd with one FAT partition, not mounted"""
+        self.udisks = subprocess.Popen(
+            [sys.executable, "-m", "dbusmock", "--system", "-m", "org.freedesktop.UDisks2",
+             "/org/freedesktop/UDisks2", "org.freedesktop.UDisks2.Manager"],
+            stdout=subprocess.DEVNULL)
+        self.addCleanup(lambda: (self.udisks.terminate(), self.udisks.wait()))
+        wait_for(lambda: self.name_has_owner("org.freedesktop.UDisks2"), what="the udisks mock")
+        self.block = "/org/freedesktop/UDisks2/block_devices/sdc1"
+        self.conn.call_sync("org.freedesktop.UDisks2", "/org/freedesktop/UDisks2",
+                            "org.freedesktop.DBus.Mock", "AddObject",
+                            GLib.Variant("(ssa{sv}a(ssss))", (
+                                self.block, "org.freedesktop.UDisks2.Block",
+                                {"DeviceNumber": GLib.Variant("t", partition_devnum)}, [])),
+                            None, Gio.DBusCallFlags.NONE, -1, None)
+        self.conn.call_sync("org.freedesktop.UDisks2", self.block, "org.freedesktop.DBus.Mock",
+                            "AddProperties",
+                            GLib.Variant("(sa{sv})", ("org.freedesktop.UDisks2.Filesystem", {
+                                "MountPoints": GLib.Variant("aay", [])})),
+                            None, Gio.DBusCallFlags.NONE, -1, None)
+
+    def udisks_mount_points(self, points):
+        self.conn.call_sync("org.freedesktop.UDisks2", self.block, "org.freedesktop.DBus.Mock",
+                            "UpdateProperties",
+                            GLib.Variant("(sa{sv})", ("org.freedesktop.UDisks2.Filesystem", {
+                                "MountPoints": GLib.Variant("aay", [p.encode() + b"\0" for p in points])})),
+                            None, Gio.DBusCallFlags.NONE, -1, None)
+
+    def test_udisks_mounts_and_history(self):
+        node, bdi, path = self.managed_stick()
+        _, disk_sys, _ = self.fixture_nodes("usb-storage-ss-stick")
+        major, minor = (int(x) for x in bdi.split(":"))
+        self.start_udisks_mock((major << 8) | (minor + 1))
+        self.write_stat(disk_sys, 0, 0)
+        self.start_daemon()
+        self.assertEqual(self.prop(path, "MountPoints"), [])
+        self.udisks_mount_points(["/media/labuser/STICKSS"])
+        wait_for(lambda: self.prop(path, "MountPoints") == ["/media/labuser/STICKSS"],
+                 what="MountPoints from udisks")
+        # a copy of 3 s at 30 MB/s while mounted
+        sectors = ticks = 0
+        for _ in range(12):
+            sectors += 30000000 // 4 // 512
+            ticks += 250
+            self.write_stat(disk_sys, sectors, ticks)
+            self.pump(0.25)
+        wait_for(lambda: self.prop(path, "WriteBandwidth") > 0, what="a measurement")
+        self.udisks_mount_points([])
+        wait_for(lambda: self.prop(path, "MountPoints") == [], what="the unmount")
+        wait_for(lambda: self.prop(path, "History") != "", what="the history")
+        self.assertEqual(self.prop(path, "History"), "last 1 mounts: 30.0 MB/s")
+        with open(os.path.join(self.lib, "drives.history")) as f:
+            text = f.read()
+        self.assertIn("[drive usb:", text)
+        self.assertIn(":STICKSS1]", text)
+        learned = int(text.split("\nbandwidth=")[1].split("\n")[0])
+        self.assertAlmostEqual(learned / 30e6, 1.0, delta=0.01)
+        # status shows it, without the daemon too
+        self.stop_daemon()
+        r = self.cli("status")
+        self.assertRegex(r.stdout, r"History: +last 1 mounts: 30.0 MB/s \(usb:46f4:0001:STICKSS1\)")
+        r = self.cli("status", "--json")
+        entry = json.loads(r.stdout)["devices"][0]
+        self.assertEqual(entry["history"]["identity"], "usb:46f4:0001:STICKSS1")
+        self.assertEqual(len(entry["history"]["mounts"]), 1)
+        # the next plan of this drive starts from it
+        r = self.cli("plan", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("learned on this drive (last 1 mounts: 30.0 MB/s)", r.stdout)
+        # forget --history drops it
+        r = self.cli("forget", "--history", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = self.cli("plan", node)
+        self.assertNotIn("learned on this drive", r.stdout)
+
+    def test_idle_exit(self):
+        _, _, path = self.managed_stick()
+        self.daemon = subprocess.Popen([DAEMON, "--idle-timeout=1"], env=self.env)
+        wait_for(lambda: self.name_has_owner(BUS_NAME), what="vfat-smartd on the bus")
+        self.assertEqual(self.daemon.wait(30), 0)
+        self.daemon = None
+        # exiting changes nothing: the record and the knobs stay
+        self.assertTrue(any(f.endswith(".state") for f in os.listdir(self.state)))
+        self.assertEqual(self.cli("status").returncode, 0)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

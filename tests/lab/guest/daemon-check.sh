@@ -1,0 +1,139 @@
+# guest side: vfat-smartd (issue: the daemon). Run with --stick-profile cheap-stick
+# (the hotplug stick on NBD at 20 MB/s) and --devices virtio (an internal disk).
+# The daemon is started by hand (the guest has no systemd); labuser may mount through
+# udisks (a polkit rule) but has no grant for vfat-smart's actions. Ends with
+# "KERNEL: N passed, N failed".
+set -u
+. "${LAB_SCRIPT_DIR:?the driver sets LAB_SCRIPT_DIR}/check-lib.sh"
+
+D=org.vfatsmart.VfatSmart1
+DAEMON=/usr/libexec/vfat-smartd
+W=$(mktemp -d)
+chmod 755 "$W"
+# a property's value: gdbus prints (<uint64 123>,) or (<'text'>,)
+val() {
+  gdbus call --system -d $D -o "$1" -m org.freedesktop.DBus.Properties.Get "$D.Device" "$2" 2> /dev/null |
+    sed -E "s/^\(<//; s/>,\)$//; s/^(uint64|uint32|double|objectpath) //; s/^'(.*)'$/\1/"
+}
+list() { gdbus call --system -d $D -o /org/vfatsmart/VfatSmart1 -m "$D.Manager.ListDevices" 2> /dev/null; }
+wait_until() {   # SECONDS CMD...: true once CMD is
+  local n=$(($1 * 5)); shift
+  for ((i = 0; i < n; i++)); do "$@" && return 0; sleep 0.2; done
+  return 1
+}
+# the checks below run some conditions in bash -c
+export -f val list
+export D
+start_daemon() {
+  $DAEMON --idle-timeout=0 >> "$LAB_OUT/vfat-smartd.log" 2>&1 &
+  dpid=$!
+  wait_until 30 list > /dev/null
+}
+in_list() { list | grep -q "$1"; }
+# samples AtRiskBytes, CapBytes, SecondsToSafe once a second while PID runs, then until
+# nothing is at risk (at most 90 s); lines "t at_risk cap seconds"
+sample() {
+  local pid=$1 t=0 quiet=0
+  while [ $t -lt 300 ]; do
+    # one GetAll: three Gets would see three different moments
+    all=$(gdbus call --system -d $D -o "$path" -m org.freedesktop.DBus.Properties.GetAll "$D.Device" 2> /dev/null)
+    r=$(sed -nE "s/.*'AtRiskBytes': <uint64 ([0-9]+)>.*/\1/p" <<< "$all")
+    c=$(sed -nE "s/.*'CapBytes': <uint64 ([0-9]+)>.*/\1/p" <<< "$all")
+    s=$(sed -nE "s/.*'SecondsToSafe': <([0-9.e+-]+)>.*/\1/p" <<< "$all")
+    echo "$t ${r:-0} ${c:-0} ${s:-0}"
+    # the disk's counters too: a recorded sequence for test-learn
+    echo "$(date +%s.%N) $(cat "/sys/block/${d#/dev/}/stat")" >> "$LAB_OUT/daemon-stat-sequence.txt"
+    if ! kill -0 "$pid" 2> /dev/null; then
+      [ "${r:-0}" = 0 ] && break
+      quiet=$((quiet + 1)); [ $quiet -gt 90 ] && break
+    fi
+    sleep 1; t=$((t + 1))
+  done
+}
+
+lab_polkit_allow_user
+start_daemon
+check "the daemon is on the system bus" in_list ""
+echo "   $(gdbus call --system -d $D -o /org/vfatsmart/VfatSmart1 -m org.freedesktop.DBus.Properties.GetAll $D.Manager)"
+
+d=$(lab_hotplug) || { fail "hotplug"; finish; }
+part=${d}1
+bdi=$(cat "/sys/block/${d#/dev/}/dev")
+path=/org/vfatsmart/VfatSmart1/devices/${bdi/:/_}
+echo "   hotplugged $d ($bdi)"
+check "the daemon lists the hotplugged stick" wait_until 20 in_list "$path"
+v=$(lab_disk VIRTIO1)
+vbdi=$(cat "/sys/block/${v#/dev/}/dev")
+check "the internal disk has no object" bash -c "! gdbus call --system -d $D -o /org/vfatsmart/VfatSmart1/devices/${vbdi/:/_} -m org.freedesktop.DBus.Properties.Get $D.Device Bdi > /dev/null 2>&1"
+
+lab_as_user udisksctl mount -b "$part" > /dev/null
+mnt=$(findmnt -n -o TARGET --source "$part" | head -n 1)
+check "MountPoints follows udisks ($mnt)" wait_until 20 bash -c "[[ \"\$(val $path MountPoints)\" == *'$mnt'* ]]"
+check "MountedBy is labuser" [ "$(val "$path" MountedBy)" = 1000 ]
+
+head -c 96M /dev/urandom > "$W/data"
+lab_as_user cp "$W/data" "$mnt/copy" &
+cpid=$!
+sample $cpid > "$W/samples"
+wait $cpid
+cp "$W/samples" "$LAB_OUT/daemon-samples.txt"
+awk '{ printf "   t=%ss at risk %.1f MiB cap %.1f MiB %ss to safe\n", $1, $2/1048576, $3/1048576, $4 }' "$W/samples" | head -n 60
+check "the copy went through and reads back" cmp -s "$W/data" "$mnt/copy"
+check "AtRiskBytes stays within CapBytes + 8 MiB" awk '$2 > $3 + 8388608 { bad = 1 } END { exit bad }' "$W/samples"
+check "data was at risk during the copy" awk '$2 > 0 { n++ } END { exit !(n > 0) }' "$W/samples"
+check "SecondsToSafe is positive while data is at risk" awk '$2 > 1048576 && $4 <= 0 { bad = 1 } END { exit bad }' "$W/samples"
+check "SecondsToSafe falls at the end" awk '$4 > 0 { last = $4; if (!first) first = $4; if ($4 > max) max = $4 } END { exit !(max > 0 && last < max) }' "$W/samples"
+bw=$(val "$path" WriteBandwidth)
+echo "   WriteBandwidth $bw B/s ($(val "$path" BandwidthSource)); CapBytes $(val "$path" CapBytes)"
+between() { [ "${1:-0}" -ge "$2" ] && [ "${1:-0}" -le "$3" ]; }
+check "WriteBandwidth is the stick's 20 MB/s within 25 %" between "$bw" 15000000 25000000
+
+out=$(lab_as_user gdbus call --system -d $D -o "$path" -m $D.Device.SetOptions "{'max-dirty-seconds': <4.0>}" 2>&1)
+echo "   labuser SetOptions: $out"
+check "labuser without a grant: NotAuthorized for SetOptions" grep -q NotAuthorized <<< "$out"
+out=$(lab_as_user gdbus call --system -d $D -o "$path" -m $D.Device.Restore 2>&1)
+check "labuser without a grant: NotAuthorized for Restore" grep -q NotAuthorized <<< "$out"
+out=$(lab_as_user vfat-smart restore "$d" 2>&1); rc=$?
+echo "   labuser vfat-smart restore: $out (exit $rc)"
+check "labuser's vfat-smart restore goes through the daemon: not authorized, exit 5" [ $rc = 5 ]
+check "root: SetOptions max-dirty-seconds 3" gdbus call --system -d $D -o "$path" -m $D.Device.SetOptions "{'max-dirty-seconds': <3.0>}"
+cap3=$(val "$path" CapBytes)
+echo "   CapBytes at 3 s: $cap3; max_bytes now $(cat /sys/class/bdi/$bdi/max_bytes)"
+want=$(( bw * 3 / 1048576 ))
+check "the cap follows SetOptions (bandwidth x 3 s, $want MiB)" between "$(( cap3 / 1048576 ))" $((want - 1)) $((want + 1))
+check "SetOptions out of range is InvalidArgument" bash -c "gdbus call --system -d $D -o $path -m $D.Device.SetOptions \"{'max-dirty-seconds': <100.0>}\" 2>&1 | grep -q InvalidArgument"
+
+# kill -9 mid-copy, then start again
+lab_as_user cp "$W/data" "$mnt/copy2" &
+cpid=$!
+sleep 2
+kill -9 "$dpid"
+wait "$dpid" 2> /dev/null
+start_daemon
+check "after kill -9 the daemon adopts the stick again" wait_until 20 in_list "$path"
+wait $cpid
+check "status is consistent after kill -9" vfat-smart status > "$W/status"
+grep -E 'vfat-smartd|History|At risk' "$W/status" | sed 's/^/   | /'
+
+check "udisksctl unmount as labuser" lab_as_user udisksctl unmount -b "$part"
+check "the mount's history is kept" wait_until 10 grep -q '^\[drive usb:' /var/lib/vfat-smart/drives.history
+sed 's/^/   history | /' /var/lib/vfat-smart/drives.history
+check "History is published" wait_until 10 bash -c "[ -n \"\$(val $path History)\" ]"
+echo "   History: $(val "$path" History)"
+
+lab_unplug
+check "unplug removes the object" wait_until 20 bash -c "! list | grep -q '$path'"
+
+# the second plug starts from what was learned
+d=$(lab_hotplug) || { fail "second hotplug"; finish; }
+udevadm settle
+cap=$(udevadm info -q property "$d" | sed -n 's/^VFAT_SMART_DIRTY_CAP=//p')
+echo "   second plug: VFAT_SMART_DIRTY_CAP=$cap"
+check "the second plug's plan starts from the learned bandwidth" grep -q 'learned on this drive' /run/vfat-smart/*.state
+check "vfat-smart forget --history drops it" vfat-smart forget --history "$d"
+check "restore --all" vfat-smart restore --all
+bdi=$(cat "/sys/block/${d#/dev/}/dev")
+check "the knobs are back" [ "$(cat /sys/class/bdi/$bdi/strict_limit)" = 0 ]
+kill "$dpid"
+check "the daemon exits cleanly on SIGTERM" wait "$dpid"
+finish

@@ -1,0 +1,304 @@
+/* test-drive-history.c - the per-drive history: identity, parser on real,
+ * truncated and hostile input, bounds, and the plan starting from it
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "vsm-drive-history.h"
+#include "vsm-manager.h"
+#include "vsm-paths.h"
+#include "vsm-util.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* as the daemon wrote it after two mounts of a 20 MB/s stick */
+static const char real_file[] = "[drive usb:0781:5581:4C530001230509117444]\n"
+                                "bandwidth=19968000\n"
+                                "updated=1764580000000000\n"
+                                "mounts=1764570000000000:20123000:39845888:134217728:3.200;"
+                                "1764580000000000:19968000:39845888:100663296:2.750;\n"
+                                "\n"
+                                "[drive uuid:ABCD-1234]\n"
+                                "bandwidth=0\n"
+                                "updated=1764500000000000\n"
+                                "mounts=1764500000000000:0:39845888:0:-1.000;\n";
+
+static void
+test_parse_real (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) d = vsm_drive_history_parse (real_file, strlen (real_file), &error);
+  VsmDriveHistory *h;
+  g_autofree char *text = NULL, *again = NULL;
+  g_autoptr (GPtrArray) d2 = NULL;
+  gsize len;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (d->len, ==, 2);
+  h = g_ptr_array_index (d, 0);
+  g_assert_cmpstr (h->identity, ==, "usb:0781:5581:4C530001230509117444");
+  g_assert_cmpuint (h->bandwidth, ==, 19968000);
+  g_assert_cmpuint (h->mounts->len, ==, 2);
+  g_assert_cmpuint (g_array_index (h->mounts, VsmDriveMount, 1).bytes_written, ==, 100663296);
+  g_assert_cmpfloat (g_array_index (h->mounts, VsmDriveMount, 1).seconds_to_safe, ==, 2.75);
+  text = vsm_drive_history_describe (h);
+  g_assert_cmpstr (text, ==, "last 2 mounts: 20.0 MB/s");
+  h = g_ptr_array_index (d, 1);
+  g_assert_cmpfloat (g_array_index (h->mounts, VsmDriveMount, 0).seconds_to_safe, ==, -1);
+
+  /* round trip */
+  again = vsm_drive_history_serialize (d, &len);
+  d2 = vsm_drive_history_parse (again, len, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (d2->len, ==, 2);
+  g_assert_cmpuint (((VsmDriveHistory *)g_ptr_array_index (d2, 0))->bandwidth, ==, 19968000);
+}
+
+static void
+test_parse_truncated_and_hostile (void)
+{
+  static const char *const bad_groups[] = {
+    /* truncated in the middle of a mount */
+    "[drive usb:1:2:3]\nbandwidth=1000000\nupdated=1\nmounts=1:2:3",
+    /* no bandwidth */
+    "[drive usb:1:2:3]\nupdated=1\nmounts=\n",
+    /* numbers that are not */
+    "[drive usb:1:2:3]\nbandwidth=-5\nupdated=1\nmounts=\n",
+    "[drive usb:1:2:3]\nbandwidth=1e9\nupdated=1\nmounts=\n",
+    "[drive usb:1:2:3]\nbandwidth=99999999999999999999999\nupdated=1\nmounts=\n",
+    "[drive usb:1:2:3]\nbandwidth=100\nupdated=1\nmounts=1:2:3:4:nan;\n",
+    "[drive usb:1:2:3]\nbandwidth=100\nupdated=1\nmounts=1:2:3:4:5:6;\n",
+    /* more than the policy's maximum bandwidth */
+    "[drive usb:1:2:3]\nbandwidth=10000000001\nupdated=1\nmounts=\n",
+    /* identities that are not ours */
+    "[drive /etc/passwd]\nbandwidth=100\nupdated=1\nmounts=\n",
+    "[drive usb:a b]\nbandwidth=100\nupdated=1\nmounts=\n",
+    "[drive ]\nbandwidth=100\nupdated=1\nmounts=\n",
+  };
+  static const char *const not_key_files[] = { "\x01\x02garbage", "bandwidth=1\n", "[unclosed\n" };
+  g_autoptr (GString) many = g_string_new ("");
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad_groups); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GPtrArray) d =
+        vsm_drive_history_parse (bad_groups[i], strlen (bad_groups[i]), &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (d->len, ==, 0); /* skipped whole, never half-read */
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (not_key_files); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GPtrArray) d =
+        vsm_drive_history_parse (not_key_files[i], strlen (not_key_files[i]), &error);
+      g_assert_null (d);
+      g_assert_nonnull (error);
+    }
+  /* empty: no drives */
+  {
+    g_autoptr (GPtrArray) d = vsm_drive_history_parse ("", 0, NULL);
+    g_assert_cmpuint (d->len, ==, 0);
+  }
+  /* 1000 groups: at most the bound is read; 100 mounts: the newest 8 */
+  for (guint i = 0; i < 1000; i++)
+    g_string_append_printf (many, "[drive uuid:%u]\nbandwidth=100000\nupdated=%u\nmounts=\n", i, i);
+  g_string_append (many, "[drive uuid:many-mounts]\nbandwidth=100000\nupdated=1\nmounts=");
+  for (guint i = 0; i < 100; i++)
+    g_string_append_printf (many, "%u:1000000:1:1:1;", i);
+  {
+    g_autoptr (GPtrArray) d = vsm_drive_history_parse (many->str, many->len, NULL);
+    g_assert_cmpuint (d->len, ==, VSM_DRIVE_HISTORY_MAX_DRIVES);
+  }
+  {
+    const char *tail = strstr (many->str, "[drive uuid:many-mounts]");
+    g_autoptr (GPtrArray) d = vsm_drive_history_parse (tail, strlen (tail), NULL);
+    VsmDriveHistory *h = g_ptr_array_index (d, 0);
+    g_assert_cmpuint (h->mounts->len, ==, VSM_DRIVE_HISTORY_MAX_MOUNTS);
+    g_assert_cmpint (g_array_index (h->mounts, VsmDriveMount, 0).at_usec, ==, 92);
+  }
+}
+
+static void
+test_identity (void)
+{
+  VsmDevice d = { 0 };
+  VsmUsbInfo usb = { .vendor_id = "0781", .product_id = "5581", .serial = "4C53 0001\n[x]" };
+  g_autofree char *a = NULL, *b = NULL, *c = NULL;
+  g_autofree char *long_serial = g_strnfill (5000, 'A');
+
+  g_assert_null (vsm_drive_identity (&d));
+  d.fs_uuid = "ABCD-1234";
+  b = vsm_drive_identity (&d);
+  g_assert_cmpstr (b, ==, "uuid:ABCD-1234");
+  d.usb = &usb;
+  a = vsm_drive_identity (&d);
+  g_assert_cmpstr (a, ==, "usb:0781:5581:4C53%200001%0A%5Bx%5D");
+  g_assert_true (vsm_drive_identity_is_valid (a));
+  usb.serial = long_serial;
+  c = vsm_drive_identity (&d);
+  g_assert_cmpuint (strlen (c), <=, 200);
+  g_assert_true (vsm_drive_identity_is_valid (c));
+  g_assert_false (vsm_drive_identity_is_valid ("usb:../../x y"));
+  g_assert_false (vsm_drive_identity_is_valid ("serial:1"));
+  g_assert_false (vsm_drive_identity_is_valid (NULL));
+}
+
+typedef struct
+{
+  char *root;
+} Tree;
+
+static void
+tree_setup (Tree *t, gconstpointer data)
+{
+  g_autofree char *state = NULL, *lib = NULL, *sys = NULL;
+
+  t->root = g_dir_make_tmp ("vsm-history-XXXXXX", NULL);
+  state = g_build_filename (t->root, "run", NULL);
+  lib = g_build_filename (t->root, "lib", NULL);
+  sys = g_build_filename (t->root, "sys", NULL);
+  g_mkdir (sys, 0755);
+  vsm_paths_set_root (VSM_ROOT_STATE, state);
+  vsm_paths_set_root (VSM_ROOT_LIB, lib);
+  vsm_paths_set_root (VSM_ROOT_SYSFS, sys);
+  vsm_paths_set_root (VSM_ROOT_PROCFS, sys);
+  vsm_paths_set_root (VSM_ROOT_DEBUGFS, sys);
+}
+
+static void
+tree_teardown (Tree *t, gconstpointer data)
+{
+  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", t->root);
+  g_assert_cmpint (system (cmd), ==, 0);
+  for (VsmRoot r = 0; r < VSM_ROOT_LAST; r++)
+    vsm_paths_set_root (r, NULL);
+  g_free (t->root);
+}
+
+static void
+test_record_and_forget (Tree *t, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmDriveHistory) h = NULL, none = NULL;
+  VsmDriveMount m = { .at_usec = 1,
+                      .bandwidth = 18200000,
+                      .cap_bytes = 34 << 20,
+                      .bytes_written = 1 << 27,
+                      .seconds_to_safe = 2.5 };
+  VsmDriveMount idle = { .at_usec = 2, .cap_bytes = 34 << 20, .seconds_to_safe = -1 };
+  g_autofree char *path = g_build_filename (t->root, "lib", "drives.history", NULL);
+  struct stat st;
+
+  none = vsm_drive_history_load ("usb:1:2:3", &error);
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+
+  g_assert_true (vsm_drive_history_record ("usb:1:2:3", &m, &error));
+  g_assert_no_error (error);
+  /* a mount that measured nothing keeps what was learned */
+  g_assert_true (vsm_drive_history_record ("usb:1:2:3", &idle, &error));
+  for (guint i = 0; i < 20; i++)
+    g_assert_true (vsm_drive_history_record ("usb:1:2:3", &idle, NULL));
+  h = vsm_drive_history_load ("usb:1:2:3", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (h->bandwidth, ==, 18200000);
+  g_assert_cmpuint (h->mounts->len, ==, VSM_DRIVE_HISTORY_MAX_MOUNTS);
+  g_assert_cmpint (g_lstat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0644);
+
+  /* bounded in drives: the least recently updated go */
+  for (guint i = 0; i < VSM_DRIVE_HISTORY_MAX_DRIVES + 5; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("uuid:%04u", i);
+      g_assert_true (vsm_drive_history_record (id, &m, NULL));
+    }
+  g_clear_pointer (&h, vsm_drive_history_free);
+  h = vsm_drive_history_load ("usb:1:2:3", &error);
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+
+  g_assert_true (vsm_drive_history_forget ("uuid:0010", &error));
+  g_assert_false (vsm_drive_history_forget ("uuid:0010", &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  g_assert_false (vsm_drive_history_record ("../etc", &m, &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  /* a hostile file (world-writable, or a FIFO) is not obeyed */
+  g_assert_cmpint (g_chmod (path, 0666), ==, 0);
+  g_assert_false (vsm_drive_history_record ("uuid:x", &m, &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+  g_clear_error (&error);
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_cmpint (mkfifo (path, 0644), ==, 0);
+  g_assert_null (vsm_drive_history_load ("uuid:x", &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+}
+
+static VsmDevice *
+stick (void)
+{
+  VsmDevice *d = g_new0 (VsmDevice, 1);
+
+  d->devnode = g_strdup ("/dev/sdz1");
+  d->disk_name = g_strdup ("sdz");
+  d->bdi = g_strdup ("8:240");
+  d->transport = VSM_TRANSPORT_USB_STORAGE;
+  d->removable = TRUE;
+  d->usb = g_new0 (VsmUsbInfo, 1);
+  d->usb->vendor_id = g_strdup ("0781");
+  d->usb->product_id = g_strdup ("5581");
+  d->usb->serial = g_strdup ("S1");
+  d->usb->speed_mbps = 5000;
+  d->usb->driver = g_strdup ("usb-storage");
+  d->fs_type = g_strdup ("vfat");
+  d->size_bytes = 16000000000;
+  return d;
+}
+
+/* the plan of the next plug starts from the learned bandwidth */
+static void
+test_plan_starts_learned (Tree *t, gconstpointer data)
+{
+  g_autoptr (VsmAssessment) fresh = NULL, learned = NULL, person = NULL;
+  VsmDriveMount m = { .at_usec = 1, .bandwidth = 60000000, .seconds_to_safe = 1 };
+  VsmOverrides by_hand = { .bandwidth = 5000000, .bandwidth_source = "test" };
+  static const char *const knobs[] = { "max_bytes", "strict_limit", "max_ratio" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (knobs); i++)
+    {
+      g_autofree char *p = g_build_filename (t->root, "sys/class/bdi/8:240", knobs[i], NULL);
+      g_autofree char *dir = g_path_get_dirname (p);
+      g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+      g_assert_true (g_file_set_contents (p, "0", -1, NULL));
+    }
+  fresh = vsm_assess_device (stick (), vsm_policy_new_default (), NULL);
+  g_assert_cmpuint (fresh->plan->cap_bytes, >, 0);
+  g_assert_cmpuint (fresh->plan->bandwidth, ==, 20000000);
+
+  g_assert_true (vsm_drive_history_record ("usb:0781:5581:S1", &m, NULL));
+  learned = vsm_assess_device (stick (), vsm_policy_new_default (), NULL);
+  g_assert_cmpuint (learned->plan->bandwidth, ==, 60000000);
+  g_assert_nonnull (strstr (learned->plan->bandwidth_source, "learned on this drive"));
+  /* what a caller measured or decided wins over the history */
+  person = vsm_assess_device (stick (), vsm_policy_new_default (), &by_hand);
+  g_assert_cmpuint (person->plan->bandwidth, ==, 5000000);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/drive-history/parse-real", test_parse_real);
+  g_test_add_func ("/drive-history/parse-truncated-hostile", test_parse_truncated_and_hostile);
+  g_test_add_func ("/drive-history/identity", test_identity);
+  g_test_add ("/drive-history/record-forget", Tree, NULL, tree_setup, test_record_and_forget,
+              tree_teardown);
+  g_test_add ("/drive-history/plan-starts-learned", Tree, NULL, tree_setup,
+              test_plan_starts_learned, tree_teardown);
+  return g_test_run ();
+}
