@@ -456,6 +456,18 @@ vsm_apply_commit (VsmApply *txn, GError **error)
     }
   txn->next->pending = FALSE;
   txn->next->uses_global = txn->plan_uses_global;
+  if (!disk_is_present (txn->next))
+    {
+      /* pulled during the transaction: its knobs went with it, and so goes
+       * the record (udev's remove event may have come and gone already) */
+      g_autoptr (VsmState) gone = g_steal_pointer (&txn->next);
+      restore_locked (gone, FALSE, NULL, NULL);
+      txn_free (txn);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
+                   _ ("%s went away while its knobs were written; nothing is left recorded"),
+                   gone->disk_node ? gone->disk_node : gone->bdi);
+      return NULL;
+    }
   if ((txn->plan_uses_global && !vsm_global_state_save (txn->global, &local)) ||
       !vsm_state_save (txn->next, &local))
     {

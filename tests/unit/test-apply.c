@@ -260,6 +260,23 @@ test_failure_keeps_previous (Tree *t, gconstpointer data)
   g_assert_false (after->pending);
 }
 
+/* a drive pulled during the transaction leaves no record behind */
+static void
+test_pulled_during_apply (Tree *t, gconstpointer data)
+{
+  g_autoptr (VsmDevice) d = device (0);
+  g_autoptr (VsmPlan) plan = plan_for (d, VSM_FLUSH_MODE_AUTO, FALSE);
+  g_autoptr (GError) error = NULL;
+  VsmApply *txn = vsm_apply_begin (d, plan, &options, &error);
+  g_autofree char *dev = g_build_filename (t->root, "sys/block/loop0/dev", NULL);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (g_unlink (dev), ==, 0); /* the disk is gone */
+  g_assert_null (vsm_apply_commit (txn, &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND);
+  g_assert_null (vsm_state_load ("7:0", NULL));
+}
+
 /* with no room for the record nothing is written at all */
 static void
 test_no_room_changes_nothing (Tree *t, gconstpointer data)
@@ -384,6 +401,7 @@ main (int argc, char **argv)
   ADD ("/apply/interrupted-apply-is-undone", test_interrupted_apply_is_undone);
   ADD ("/apply/failure-keeps-previous", test_failure_keeps_previous);
   ADD ("/apply/no-room-changes-nothing", test_no_room_changes_nothing);
+  ADD ("/apply/pulled-during-apply", test_pulled_during_apply);
   ADD ("/apply/global-knobs-and-owners", test_global_knobs_and_owners);
   ADD ("/apply/phantom-owner", test_phantom_owner);
   ADD ("/apply/corrupt-record-is-reported", test_corrupt_record_is_reported);
