@@ -101,6 +101,8 @@ echo "   labuser SetOptions: $out"
 check "labuser without a grant: NotAuthorized for SetOptions" grep -q NotAuthorized <<< "$out"
 out=$(lab_as_user gdbus call --system -d $D -o "$path" -m $D.Device.Restore 2>&1)
 check "labuser without a grant: NotAuthorized for Restore" grep -q NotAuthorized <<< "$out"
+out=$(lab_as_user gdbus call --system -d $D -o /org/vfatsmart/VfatSmart1 -m $D.Manager.RestoreAll 2>&1)
+check "labuser without a grant: NotAuthorized for RestoreAll (every drive, the internal disk's too)" grep -q NotAuthorized <<< "$out"
 out=$(lab_as_user vfat-smart restore "$d" 2>&1); rc=$?
 echo "   labuser vfat-smart restore: $out (exit $rc)"
 check "labuser's vfat-smart restore goes through the daemon: not authorized, exit 5" [ $rc = 5 ]
