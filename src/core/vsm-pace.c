@@ -6,13 +6,15 @@
 
 #include "vsm-pace.h"
 
+/* Starting needs the cap filled; going on does not: syncfs itself drains
+ * the dirty data, and dropping out at every drain would start and stop. */
 static gboolean
-big_writer (const VsmDirtyInfo *di, guint64 cap, gboolean writing)
+big_writer (const VsmDirtyInfo *di, guint64 cap, gboolean writing, gboolean pacing)
 {
   guint64 at_risk = di->dirty_bytes + di->writeback_bytes;
 
   return writing && di->dirty_inodes <= VSM_PACE_MAX_INODES &&
-         (double)at_risk >= VSM_PACE_MIN_FILL * (double)cap;
+         (pacing || (double)at_risk >= VSM_PACE_MIN_FILL * (double)cap);
 }
 
 gboolean
@@ -29,7 +31,7 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, guint64 cap)
   writing = pace->have_last && di->dirtied_bytes > pace->last_dirtied;
   pace->have_last = TRUE;
   pace->last_dirtied = di->dirtied_bytes;
-  if (!big_writer (di, cap, writing))
+  if (!big_writer (di, cap, writing, pace->pacing))
     {
       pace->agree = 0;
       pace->pacing = FALSE;

@@ -26,7 +26,7 @@ G_BEGIN_DECLS
 /* a big writer: at most this many inodes hold the dirty data (the file,
  * the block device's FAT buffers, FSINFO, its directory) ... */
 #define VSM_PACE_MAX_INODES 4
-/* ... and they fill at least this share of the cap */
+/* ... and, to start, they fill at least this share of the cap */
 #define VSM_PACE_MIN_FILL 0.5
 /* samples in a row that must agree before pacing starts */
 #define VSM_PACE_START_SAMPLES 2

@@ -37,9 +37,13 @@ test_big_file (void)
   g_assert_true (vsm_pace_feed (&p, &s, CAP));
   s = sample (30, 160, 4);
   g_assert_true (vsm_pace_feed (&p, &s, CAP));
-  s = sample (20, 160, 2); /* the writer stopped: stop at once */
+  s = sample (3, 180, 2); /* syncfs drained it, the writer goes on: still paced */
+  g_assert_true (vsm_pace_feed (&p, &s, CAP));
+  s = sample (20, 180, 2); /* the writer stopped: stop at once */
   g_assert_false (vsm_pace_feed (&p, &s, CAP));
-  s = sample (5, 160, 1);
+  s = sample (5, 180, 1);
+  g_assert_false (vsm_pace_feed (&p, &s, CAP));
+  s = sample (5, 200, 1); /* writing again, but far under the cap: not started */
   g_assert_false (vsm_pace_feed (&p, &s, CAP));
 }
 
