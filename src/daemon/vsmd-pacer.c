@@ -13,6 +13,7 @@
 #include "vsmd-pacer.h"
 
 #include "vsm-paths.h"
+#include "vsm-stats.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,12 +24,18 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+/* a syncfs shorter than this is followed by a pause: no spinning on a mount
+ * that has next to nothing to write */
+#define MIN_ROUND_USEC (100 * 1000)
+
 struct _VsmdPacer
 {
+  char *bdi;
   char *mount_point;
   dev_t dev;
-  gint run;   /* atomic: the owner still wants it */
-  gint alive; /* atomic: the worker has not ended */
+  gint run;    /* atomic: the owner still wants it */
+  gint alive;  /* atomic: the worker has not ended */
+  gint failed; /* atomic: it ended on an error */
   guint rounds;
 };
 
@@ -36,7 +43,18 @@ static void
 pacer_clear (gpointer data)
 {
   VsmdPacer *p = data;
+  g_free (p->bdi);
   g_free (p->mount_point);
+}
+
+/* BdiDirtied, or 0 without per-device figures (then only the owner stops it) */
+static guint64
+dirtied_now (VsmdPacer *p)
+{
+  VsmDirtyInfo di;
+
+  vsm_dirty_info_read (p->bdi, &di);
+  return di.valid && di.per_device ? di.dirtied_bytes : 0;
 }
 
 /* the mount's device is disk_name or one of its partitions */
@@ -72,21 +90,37 @@ pacer_thread (gpointer data)
 {
   VsmdPacer *p = data;
 
-  while (g_atomic_int_get (&p->run) && one_round (p))
-    g_atomic_int_inc ((gint *)&p->rounds);
+  while (g_atomic_int_get (&p->run))
+    {
+      guint64 before = dirtied_now (p);
+      gint64 t0 = g_get_monotonic_time ();
+
+      if (!one_round (p))
+        {
+          g_atomic_int_set (&p->failed, 1);
+          break;
+        }
+      g_atomic_int_inc ((gint *)&p->rounds);
+      /* nothing new while it ran: the writer stopped; end now, before an
+       * eject comes (during a syncfs an unmount is refused as busy) */
+      if (before > 0 && dirtied_now (p) <= before)
+        break;
+      if (g_get_monotonic_time () - t0 < MIN_ROUND_USEC)
+        g_usleep (MIN_ROUND_USEC);
+    }
   g_atomic_int_set (&p->alive, 0);
   g_atomic_rc_box_release_full (p, pacer_clear);
   return NULL;
 }
 
 VsmdPacer *
-vsmd_pacer_start (const char *disk_name, const char *mount_point, GError **error)
+vsmd_pacer_start (const char *bdi, const char *disk_name, const char *mount_point, GError **error)
 {
   VsmdPacer *p;
   GThread *t;
   struct stat st;
 
-  g_return_val_if_fail (disk_name != NULL && mount_point != NULL, NULL);
+  g_return_val_if_fail (bdi != NULL && disk_name != NULL && mount_point != NULL, NULL);
   if (stat (mount_point, &st) != 0)
     {
       int e = errno;
@@ -101,6 +135,7 @@ vsmd_pacer_start (const char *disk_name, const char *mount_point, GError **error
       return NULL;
     }
   p = g_atomic_rc_box_new0 (VsmdPacer);
+  p->bdi = g_strdup (bdi);
   p->mount_point = g_strdup (mount_point);
   p->dev = st.st_dev;
   p->run = p->alive = 1;
@@ -127,8 +162,20 @@ vsmd_pacer_get_rounds (VsmdPacer *p)
   return (guint)g_atomic_int_get ((gint *)&p->rounds);
 }
 
+gboolean
+vsmd_pacer_failed (VsmdPacer *p)
+{
+  return g_atomic_int_get (&p->failed) != 0;
+}
+
 void
-vsmd_pacer_stop (VsmdPacer *p)
+vsmd_pacer_request_stop (VsmdPacer *p)
+{
+  g_atomic_int_set (&p->run, 0);
+}
+
+void
+vsmd_pacer_free (VsmdPacer *p)
 {
   if (p == NULL)
     return;
