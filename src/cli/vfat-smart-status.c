@@ -182,7 +182,7 @@ cli_status (int argc, char **argv)
   g_autoptr (VsmDbusManager) daemon = NULL;
   int rc;
 
-  if (!cli_parse ("status", "[DEVICE]",
+  if (!cli_parse ("status", N_ ("[DEVICE]"),
                   _ ("Show every drive vfat-smart manages (or the one DEVICE is on): class,\n"
                      "mounts with their real options, each knob as before -> applied -> now,\n"
                      "I/O since apply, dirty data now and when it is safe to unplug, and the\n"

@@ -47,12 +47,13 @@ vsm_mount_error_to_exit_status (const GError *error)
 }
 
 static gboolean
-need_root (const char *what, GError **error)
+need_root (gboolean mounting, GError **error)
 {
   if (geteuid () == 0)
     return TRUE;
-  g_set_error (error, VSM_ERROR, VSM_ERROR_PERMISSION, _ ("only root can %s with vfat-smart"),
-               what);
+  g_set_error_literal (error, VSM_ERROR, VSM_ERROR_PERMISSION,
+                       mounting ? _ ("only root can mount with vfat-smart")
+                                : _ ("only root can unmount with vfat-smart"));
   return FALSE;
 }
 
@@ -113,7 +114,7 @@ person_overrides (const char *options, VsmOverrides *o, GError **error)
 static gboolean
 check_request (const VsmMountRequest *req, GError **error)
 {
-  if (!need_root ("mount", error))
+  if (!need_root (TRUE, error))
     return FALSE;
   if (req->spec == NULL || req->target == NULL)
     {
@@ -381,7 +382,7 @@ vsm_umount_run (const VsmUmountRequest *req, GPtrArray *notes, GError **error)
   int rc, excode;
 
   g_return_val_if_fail (req != NULL, FALSE);
-  if (!need_root ("unmount", error) || (cxt = umount_context (req, error)) == NULL)
+  if (!need_root (FALSE, error) || (cxt = umount_context (req, error)) == NULL)
     return FALSE;
 
   /* the device behind the mount point, before it is gone */
