@@ -139,7 +139,7 @@ print_io (const VsmStatusEntry *e)
       const char *scope = e->dirty.per_device ? "" : _ ("at most ");
       if (e->safe_bandwidth > 0)
         cli_field (_ ("  At risk"), _ ("%s%s; safe to unplug in about %.1f s (bandwidth: %s)"),
-                   scope, risk, e->seconds_to_safe, e->safe_bandwidth_source);
+                   scope, risk, e->seconds_to_safe, _ (e->safe_bandwidth_source));
       else
         cli_field (_ ("  At risk"), "%s%s", scope, risk);
     }
