@@ -273,8 +273,10 @@ def round3(cells, results_dir):
       "source built by the same path as the patched modules (`kernel/build-modules --variant control`), "
       "so it separates the patch from the out-of-tree build. **hybrid** is `write_inode_now(inode, 0)`, "
       "then `write_inode_now(inode, 1)` only when the file still has dirty pages (the flusher held "
-      "I_SYNC, so close() wrote none of them); `kernel/dkms/dkms-prepare --variant hybrid` makes it from "
-      "the patch. Each scenario boots one guest, makes one discarded warm-up copy, then runs 5 "
+      "I_SYNC, so close() wrote none of them): since this round it is the patch (v3); wait0 (v2) and "
+      "wait1 (the RFC's v1) are made from it by `kernel/dkms/dkms-prepare --variant`, and the code of "
+      "every measured build is the code the patch and dkms-prepare give now (comments aside; compared "
+      "when the patch became the hybrid). Each scenario boots one guest, makes one discarded warm-up copy, then runs 5 "
       "repetitions with the configurations alternating (stock, control, wait0, wait1, hybrid). A dirty "
       "amount of 0.1 MiB is the floor of the debugfs counters (per-cpu sums), i.e. nothing.\n")
     if any(big.values()) and small.get("control") and len(small["control"]) < 5:
@@ -340,7 +342,7 @@ def round3(cells, results_dir):
             p(" So the hybrid has wait=0's cost on small files and wait=1's behaviour on a big file: "
               "close() leaves nothing behind when the flusher owned the file, the race stays gone, and "
               "it was not slower than the unpatched build beyond that build's own spread (%s-%s s). It is "
-              "the better variant for the patch, in this lab.\n" % (f1(c_lo), f1(c_hi)))
+              "the better variant for the patch, in this lab, and the patch now is the hybrid.\n" % (f1(c_lo), f1(c_hi)))
         else:
             why = []
             if not small_ok:
@@ -377,7 +379,10 @@ def round3(cells, results_dir):
         p("| --- | --- | --- | --- | --- |")
         for r in warm:
             d = {"kernel-hybrid-big-6.12": big, "kernel-hybrid-small-6.12": small,
-                 "kernel-clean-6.12": clean, "kernel-hybrid-hddsmall-6.12": hdd}.get(r["scenario"], {})
+                 "kernel-clean-6.12": clean, "kernel-hybrid-hddsmall-6.12": hdd,
+                 "kernel-hybrid-big-6.1": {c: cells.get(("hybrid", "big-6.1", "big256", c)) for c, _ in ROUND3},
+                 "kernel-hybrid-small-6.1": {c: cells.get(("hybrid", "small-6.1", "small200x256k", c))
+                                             for c, _ in ROUND3}}.get(r["scenario"], {})
             p("| %s | %s | %.1f | %.1f | %s |" % (r["scenario"], r["config"], r["safe_s"], r["copy_s"],
                                                  f1(g(d, r["config"], "safe"))))
         p("")
@@ -459,6 +464,136 @@ def round3(cells, results_dir):
     return "\n".join(out)
 
 
+def round3_kernel(cells, series):
+    """Round three's big and small cells on another kernel (6.1): computed summary + tables."""
+    out = []
+    p = out.append
+    big = {c: cells.get(("hybrid", "big-" + series, "big256", c)) for c, _ in ROUND3}
+    small = {c: cells.get(("hybrid", "small-" + series, "small200x256k", c)) for c, _ in ROUND3}
+    p("### Linux %s (Debian 6.1.0-57)\n" % series if series == "6.1" else "### Linux %s\n" % series)
+    if not any(big.values()) and not any(small.values()):
+        p("_Not measured yet: `kernel/make-results --only kernel-hybrid-big-%s --only "
+          "kernel-hybrid-small-%s`._\n" % (series, series))
+        return "\n".join(out)
+    p("The same scenarios on %s (`kernel-hybrid-big-%s`, `kernel-hybrid-small-%s`; see their `runs.txt` for "
+      "how many repetitions each guest finished within its 1200 s limit)." % (series, series, series))
+
+    def g(d, c, key, f=med):
+        runs = d.get(c)
+        return f(stats(runs)[key]) if runs and stats(runs)[key] else None
+
+    def left(d, c):
+        runs = d.get(c) or []
+        return sum(1 for r in runs if r["at_risk_at_return_bytes"] >= 10 * MIB), len(runs)
+
+    if big.get("hybrid") and big.get("wait0") and big.get("control"):
+        nh, Nh = left(big, "hybrid")
+        n0, N0 = left(big, "wait0")
+        c_runs = [r["safe_s"] for r in big["control"]]
+        p(" One 256 MiB file: the hybrid left at most %s MiB dirty when close() returned (%d of %d runs >= "
+          "10 MiB; wait=0: %d of %d, up to %s MiB); safe after %s s (control %s s, range %s-%s; wait=1 %s s, "
+          "wait=0 %s s, stock %s s); %s device data jumps (control %s)." % (
+              f1(g(big, "hybrid", "risk", max)), nh, Nh, n0, N0, f1(g(big, "wait0", "risk", max)),
+              f1(g(big, "hybrid", "safe")), f1(g(big, "control", "safe")), f1(min(c_runs)), f1(max(c_runs)),
+              f1(g(big, "wait1", "safe")), f1(g(big, "wait0", "safe")), f1(g(big, "stock", "safe")),
+              f0(g(big, "hybrid", "disc")), f0(g(big, "control", "disc"))))
+    if small.get("hybrid") and small.get("wait0"):
+        ts = {c: g(small, c, "safe") for c, _ in ROUND3}
+        p(" 200 files of 256 KiB: safe after %s s with the hybrid, %s s with wait=0 (%s), %s s with wait=1, "
+          "%s s with the control." % (f1(ts["hybrid"]), f1(ts["wait0"]), spct(pct(ts["hybrid"], ts["wait0"])),
+                                      f1(ts["wait1"]), f1(ts["control"])))
+    p("")
+    for title, d in (("one 256 MiB file, %s" % series, big), ("200 files of 256 KiB, %s" % series, small)):
+        if not any(d.values()):
+            continue
+        p("**%s** (median (min-max) of the runs after the warm-up)\n" % title)
+        p("| fat module | runs | safe s | close returns s | dirty at close MiB | runs leaving >= 10 MiB | umount s | device data jumps | data req >= 768 KiB % | copier's share of data % |")
+        p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for c, label in ROUND3:
+            runs = d.get(c)
+            if not runs:
+                continue
+            st = stats(runs)
+            n, N = left(d, c)
+            p("| %s | %d | %s | %s | %s | %d of %d | %s | %s | %s | %s |" % (
+                label, st["n"], rng(st["safe"]), rng(st["copy"]), rng(st["risk"]), n, N,
+                rng(st["umount"]), rng(st["disc"], f0), f0(med(st["big"])), f0(med(st["copier"]))))
+        p("")
+    return "\n".join(out)
+
+
+PERSON = [("stock", "stock fat.ko"), ("control", "unpatched, built out of tree (control)"),
+          ("wait0", "patched, wait=0 (v2)"), ("wait1", "patched, wait=1 (RFC v1)"),
+          ("hybrid", "patched, hybrid (v3, the patch)")]
+
+
+def person(results_dir):
+    """Question 3 in a person's terms: kernel/person-run's results (distribution defaults)."""
+    out = []
+    p = out.append
+    runs = []
+    for path in sorted(glob.glob(os.path.join(results_dir, "person-*", "results.jsonl"))):
+        with open(path) as f:
+            runs += [dict(json.loads(l), source=os.path.basename(os.path.dirname(path))) for l in f if l.startswith("{")]
+    p("### In a person's terms: the distribution's default sysctls\n")
+    p("`kernel/person-run` (guest side `kernel/guest-person.py`): the kernel's and Debian's default "
+      "writeback sysctls (`vm.dirty_ratio` 20, `dirty_background_ratio` 10, `dirty_writeback_centisecs` "
+      "500, `dirty_expire_centisecs` 3000), no page-cache fragmentation, the 2 GiB guest; the hot-plugged "
+      "stick on the cheap-stick profile, FAT32 with 32 KiB clusters made fresh, mounted with `flush` as "
+      "udisks does; one 256 MiB file copied with `cp` from tmpfs; a discarded warm-up copy first. The "
+      "background threshold the kernel computed is in each run's JSON line (below). A desktop with 16 GiB "
+      "has a background threshold about 8 times larger, so this copy stands for a copy of some GB there; "
+      "a copy below the background threshold never meets a busy flusher. No real drive was used.\n")
+    if not runs:
+        p("_Not measured yet: `kernel/person-run --kernel 6.12 --mode clean` and `--mode yank`._\n")
+        return "\n".join(out)
+    meas = [r for r in runs if not r.get("warmup")]
+    bg = [r["background_threshold_bytes"] / MIB for r in meas]
+    if bg:
+        p("Background threshold in these runs: %s MiB; dirty threshold %s MiB.\n" % (
+            rng(bg, f0), rng([r["dirty_threshold_bytes"] / MIB for r in meas], f0)))
+    for series in sorted({r["kernel"] for r in meas}):
+        clean = [r for r in meas if r["mode"] == "clean" and r["kernel"] == series]
+        yank = [r for r in meas if r["mode"] == "yank" and r["kernel"] == series]
+        if clean:
+            p("**Time from close() until the stick is clean, without unmount** (%s; median (min-max)). "
+              "**clean** = the BDI's dirty + writeback bytes below 1 MiB (polled every 100 ms, at most 90 s); "
+              "**last device write** = the last write the stick received after close(), from its log.\n" % series)
+            p("| fat module | runs | close returns s | dirty + writeback at close MiB | clean after close s | last device write after close s | not clean within 90 s |")
+            p("| --- | --- | --- | --- | --- | --- | --- |")
+            for c, label in PERSON:
+                xs = [r for r in clean if r["config"] == c]
+                if not xs:
+                    continue
+                ca = [r["clean_after_close_s"] for r in xs if r["clean_after_close_s"] is not None]
+                lw = [max(0.0, r["last_write_after_close_s"]) for r in xs if r.get("last_write_after_close_s") is not None]
+                p("| %s | %d | %s | %s | %s | %s | %d |" % (
+                    label, len(xs), rng([r["copy_s"] for r in xs]),
+                    rng([(r["dirty_at_close_bytes"] + r["writeback_at_close_bytes"]) / MIB for r in xs]),
+                    rng(ca), rng(lw), sum(1 for r in xs if r["clean_after_close_s"] is None)))
+            p("")
+        if yank:
+            p("**Pulled at close() + 0.1 s and + 1 s** (%s): the stick stops taking writes at that instant "
+              "(the host's yank file, out of band), is surprise-removed, and its image is read offline on "
+              "the host with mtools and `fsck.fat -n` (`tests/lab/lib/yank_analyze.py`); **lost** = bytes "
+              "of the 256 MiB file not found intact through its directory entry and FAT chain.\n" % series)
+            p("| fat module | pulled at | runs | dirty + writeback at the pull MiB | lost MiB | file intact | fsck.fat -n clean |")
+            p("| --- | --- | --- | --- | --- | --- | --- |")
+            for pt in sorted({r["point_s"] for r in yank}):
+                for c, label in PERSON:
+                    xs = [r for r in yank if r["config"] == c and r["point_s"] == pt]
+                    if not xs:
+                        continue
+                    p("| %s | close() + %g s | %d | %s | %s | %d of %d | %d of %d |" % (
+                        label, pt, len(xs),
+                        rng([(r["dirty_at_yank_bytes"] + r["writeback_at_yank_bytes"]) / MIB for r in xs]),
+                        rng([r["lost_bytes"] / MIB for r in xs]),
+                        sum(1 for r in xs if r["files_intact"]), len(xs),
+                        sum(1 for r in xs if r.get("fsck_rc") == 0), len(xs)))
+            p("")
+    return "\n".join(out)
+
+
 def outliers(cells):
     """Runs whose time to safe is more than 30 % above their cell's median."""
     rows = []
@@ -507,6 +642,8 @@ def main():
       "The configurations alternate within each repetition.\n")
 
     p(round3(cells, results_dir))
+    p(round3_kernel(cells, "6.1"))
+    p(person(results_dir))
     p("## Answers to the review (round two: 3 runs per cell, no warm-up, no control build)\n")
     p(answers(cells))
 
@@ -560,7 +697,8 @@ def main():
     p("## Still to run\n")
     if not order:
         missing.append("kernel-cheaporder-6.12")
-    for name in ("kernel-hybrid-big-6.12", "kernel-hybrid-small-6.12", "kernel-hybrid-hddsmall-6.12", "kernel-clean-6.12"):
+    for name in ("kernel-hybrid-big-6.12", "kernel-hybrid-small-6.12", "kernel-hybrid-hddsmall-6.12",
+                 "kernel-hybrid-big-6.1", "kernel-hybrid-small-6.1"):
         if not os.path.exists(os.path.join(results_dir, name, "results.jsonl")):
             missing.append(name)
         elif os.path.exists(os.path.join(results_dir, name, "INCOMPLETE")):
