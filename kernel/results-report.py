@@ -461,6 +461,29 @@ def round3(cells, results_dir):
         bad = [r for r in rp if r.get("busy_s") is not None and abs(r["check_s"] - r["busy_s"]) > 0.05]
         p("\n%s\n" % ("Check: the busy time recomputed from the log at 20 ms matches the logged one in every run."
                       if not bad else "Check: %d runs where the recomputed busy time differs from the logged one by > 0.05 s." % len(bad)))
+    reran = {j: {c: cells.get(("jump%s" % j, "6.12", "big256", c)) for c, _ in ROUND3} for j in ("2", "50")}
+    p("**Re-run, not re-priced**: the big-file cell on the cheap stick with the jump cost set to 2 ms "
+      "(`kernel-jump2-6.12`, profile `cheap-stick-j2`) and 50 ms (`kernel-jump50-6.12`, `cheap-stick-j50`), "
+      "everything else as at 20 ms: warm-up, then 3 repetitions of stock, control, wait0 and hybrid "
+      "(median (min-max); the 20 ms column is `kernel-hybrid-big-6.12`, 5 repetitions).\n")
+    if not any(any(d.values()) for d in reran.values()):
+        p("_Not measured yet: `kernel/make-results --only kernel-jump2-6.12 --only kernel-jump50-6.12`._\n")
+        return "\n".join(out)
+    p("| fat module | safe s at 2 ms | safe s at 20 ms | safe s at 50 ms | dirty at close MiB at 2 / 20 / 50 ms | device data jumps at 2 / 20 / 50 ms |")
+    p("| --- | --- | --- | --- | --- | --- |")
+    cols = (reran["2"], big, reran["50"])
+    for c, label in ROUND3:
+        if not any(d.get(c) for d in cols):
+            continue
+        st = [stats(d[c]) if d.get(c) else None for d in cols]
+        safe = [rng(x["safe"]) + (" vs control %s" % spct(pct(med(x["safe"]), med(stats(d["control"])["safe"])))
+                                  if c != "control" and d.get("control") else "") if x else "-"
+                for x, d in zip(st, cols)]
+        p("| %s | %s | %s | %s | %s | %s |" % (
+            label, safe[0], safe[1], safe[2],
+            " / ".join(f1(med(x["risk"])) if x else "-" for x in st),
+            " / ".join(f0(med(x["disc"])) if x and x["disc"] else "-" for x in st)))
+    p("")
     return "\n".join(out)
 
 
