@@ -390,10 +390,9 @@ def round3(cells, results_dir):
     # time until clean without unmount
     p("### Time until the stick is clean without unmount\n")
     if not any(clean.values()):
-        p("_Not measured yet: `kernel/make-results --only kernel-clean-6.12`._ A first run waited for the "
-          "counters to read 0, which they never do on a clean device (the 0.1 MiB floor above): it sat "
-          "out its 120 s limit after its first measured copy and was stopped; the scenario now waits for "
-          "less than 1 MiB and takes the last device write from the stick log.\n")
+        p("_Not run: superseded by \"In a person's terms\" below, which measures the time to clean with "
+          "the distribution's default sysctls (`kernel/person-run --mode clean`); "
+          "`kernel/make-results --only kernel-clean-6.12` runs it with the race setup's thresholds._\n")
     else:
         p("`kernel-clean-6.12`: the same big-file copy, but after `cp` returns nothing is unmounted or "
           "synced: the BDI's dirty + writeback bytes are polled every 100 ms until they are below 1 MiB "
