@@ -199,7 +199,7 @@ def answers(cells):
     out.append("### 2. wait=0 or wait=1?\n")
     w0 = max([b for b in (worst("wait0", "small200x256k"), worst("wait0", "big256")) if b] or [None])
     w1 = max([b for b in (worst("wait1", "small200x256k"), worst("wait1", "big256")) if b] or [None])
-    out.append("**Answer.** The patch uses wait=0. Both variants remove the race (one writer at a time, the device "
+    out.append("**Answer (round two).** Round two chose wait=0 (v2); round three, above, replaced it with the hybrid (v3), which is the patch now. Both variants remove the race (one writer at a time, the device "
                "jumps and request sizes of a copy without flush; see the cells below). wait=1 makes every "
                "close() wait for its data and write the directory entry synchronously before fat_file_release()'s "
                "100 ms sleep, instead of overlapping that I/O with the sleep: its worst cell is %s slower than "
