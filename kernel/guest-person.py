@@ -17,7 +17,9 @@ page-cache fragmentation), a fresh FAT32 (32 KiB clusters) on HOTPLUG1, mounted 
          writeback (clean_after_close_s; null after clean_limit_s), and the stick log gives
          the last device write after close() (last_write_after_close_s); then umount.
   yank   at close() + POINT s the stick stops taking writes (the host's yank file, out of
-         band), it is surprise-removed, and the host reads the frozen image offline
+         band; then one dropped write to the marker area, so that the stick's log records
+         the pull even when nothing was left to write), it is surprise-removed, and the host
+         reads the frozen image offline
          (lab_yank_analyze: mtools + fsck.fat -n): lost_bytes = file bytes - intact bytes.
 One JSON object per run on stdout and in $LAB_OUT/results.jsonl.
 """
@@ -102,6 +104,12 @@ class Person:
            "count=%d" % -(-self.dev.metadata_bytes("vfat") // 65536), "status=none")
         return data_start
 
+    @staticmethod
+    def yanks():
+        """How many pulls the stick's log has recorded ("Y" lines)."""
+        with open("/run/lab/stick/%s.log" % SERIAL) as f:
+            return sum(1 for l in f if l.startswith("Y "))
+
     def wait_clean(self, limit_s, samples):
         t0 = time.monotonic()
         next_sample = 0.0
@@ -149,12 +157,20 @@ class Person:
             time.sleep(max(0.0, point - (time.monotonic() - t1)))
             ty = time.monotonic()
             at_yank = self.dev.dirty()
+            ys = self.yanks()
             host_request("yank")
+            # The filter logs the pull (its "Y" line, which yank_analyze needs to tell this
+            # run's writes from stale blocks) at the first write after the yank file exists;
+            # when the page cache had nothing left to write, none would come: write (and so
+            # drop) one block of the marker area, which no file system uses.
+            sh("dd", "if=/dev/zero", "of=" + self.dev.disk, "bs=4096", "count=1", "conv=notrunc",
+               "seek=%d" % ((self.dev.size - MIB) // 4096 + 120), "oflag=direct", "status=none")
+            logged = self.yanks() > ys
             lab("lab_unplug")
             self.dev = None
             sh("umount", "-l", MP, check=False)
             got = json.loads(lab("lab_yank_analyze", self.plan["host_src"], "big.bin"))
-            res.update({"yank_after_close_s": round(ty - t1, 3), "point_s": point,
+            res.update({"yank_after_close_s": round(ty - t1, 3), "point_s": point, "yank_logged": logged,
                         "dirty_at_yank_bytes": at_yank[0], "writeback_at_yank_bytes": at_yank[1],
                         "intact_bytes": got["intact_bytes"],
                         "lost_bytes": got["source_bytes"] - got["intact_bytes"],
