@@ -746,6 +746,11 @@ def main():
             missing.append(name)
         elif os.path.exists(os.path.join(results_dir, name, "INCOMPLETE")):
             missing.append(name + " --append --reps 1")   # incomplete: see its runs.txt
+        else:
+            with open(os.path.join(results_dir, name, "results.jsonl")) as f:
+                reps = {json.loads(l)["rep"] for l in f if l.startswith("{")} - {0}
+            if len(reps) < 5:
+                missing.append("%s --append --reps %d" % (name, 5 - len(reps)))
     if missing:
         p("Run with `export VSM_LAB_CACHE=/work/lab-cache` first:\n")
         for name in missing:
