@@ -744,6 +744,9 @@ def main():
                  "kernel-hybrid-big-6.1", "kernel-hybrid-small-6.1"):
         if not os.path.exists(os.path.join(results_dir, name, "results.jsonl")):
             missing.append(name)
+            continue
+        if not os.path.exists(os.path.join(results_dir, name, "results.jsonl")):
+            missing.append(name)
         elif os.path.exists(os.path.join(results_dir, name, "INCOMPLETE")):
             missing.append(name + " --append --reps 1")   # incomplete: see its runs.txt
         else:
@@ -751,6 +754,9 @@ def main():
                 reps = {json.loads(l)["rep"] for l in f if l.startswith("{")} - {0}
             if len(reps) < 5:
                 missing.append("%s --append --reps %d" % (name, 5 - len(reps)))
+    for name in ("kernel-jump2-6.12", "kernel-jump50-6.12"):
+        if not os.path.exists(os.path.join(results_dir, name, "results.jsonl")):
+            missing.append(name)
     if missing:
         p("Run with `export VSM_LAB_CACHE=/work/lab-cache` first:\n")
         for name in missing:
