@@ -1,11 +1,9 @@
 # guest-probe-check.sh - guest side: the flush-fix probe (src/core/vsm-probe.c) tells the
 # fix by behaviour, without the version marker.
 #
-# Run from the host, after kernel/build-modules --no-marker --variant wait0 --variant wait1
-# --variant hybrid, --variant control, and kernel/build-probe
-# (see kernel/README.md):
-#   VSM_PROBE_CHECKOUT=$PWD tests/lab/guest-run --kernel 6.12 --devices virtio \
-#     --script kernel/guest-probe-check.sh
+# Run from the host with kernel/probe-run --kernel 6.1|6.12, after kernel/build-modules
+# --no-marker --variant wait0 --variant wait1 --variant hybrid, --variant control, and
+# kernel/build-probe (see kernel/README.md).
 # For each fat module (the distribution's, the unpatched out-of-tree control build, and
 # the wait0, wait1 and hybrid builds without the marker) it loads the module, checks
 # that /sys/module/fat/version carries no vfat-smart marker, runs `test-probe live`
@@ -18,10 +16,8 @@ pass() { echo "PASS: $*"; passed=$((passed + 1)); }
 fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 KVER=$(uname -r)
 KEYS=()
-TOP=/work/wt-kernel
-for t in /run/lab/host/work/wt-kernel /work/wt-kernel; do
-  [ -x "$t/kernel/out/probe/test-probe" ] && { TOP=$t; break; }
-done
+# the checkout, as kernel/probe-run passes it (the host's root is at /run/lab/host)
+TOP=${VSM_PROBE_TOP:-/run/lab/host/work/wt-kernel}
 MODS=$TOP/kernel/out/$KVER
 PROBE=$TOP/kernel/out/probe/test-probe
 echo "   kernel $KVER, modules from $MODS, probe $PROBE"

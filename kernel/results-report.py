@@ -10,6 +10,7 @@ Every number printed is computed here from those JSON lines.
 import glob
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -199,7 +200,7 @@ def answers(cells):
     out.append("### 2. wait=0 or wait=1?\n")
     w0 = max([b for b in (worst("wait0", "small200x256k"), worst("wait0", "big256")) if b] or [None])
     w1 = max([b for b in (worst("wait1", "small200x256k"), worst("wait1", "big256")) if b] or [None])
-    out.append("**Answer.** The patch uses wait=0. Both variants remove the race (one writer at a time, the device "
+    out.append("**Answer (round two).** Round two chose wait=0 (v2); round three, above, replaced it with the hybrid (v3), which is the patch now. Both variants remove the race (one writer at a time, the device "
                "jumps and request sizes of a copy without flush; see the cells below). wait=1 makes every "
                "close() wait for its data and write the directory entry synchronously before fat_file_release()'s "
                "100 ms sleep, instead of overlapping that I/O with the sleep: its worst cell is %s slower than "
@@ -273,8 +274,10 @@ def round3(cells, results_dir):
       "source built by the same path as the patched modules (`kernel/build-modules --variant control`), "
       "so it separates the patch from the out-of-tree build. **hybrid** is `write_inode_now(inode, 0)`, "
       "then `write_inode_now(inode, 1)` only when the file still has dirty pages (the flusher held "
-      "I_SYNC, so close() wrote none of them); `kernel/dkms/dkms-prepare --variant hybrid` makes it from "
-      "the patch. Each scenario boots one guest, makes one discarded warm-up copy, then runs 5 "
+      "I_SYNC, so close() wrote none of them): since this round it is the patch (v3); wait0 (v2) and "
+      "wait1 (the RFC's v1) are made from it by `kernel/dkms/dkms-prepare --variant`, and the code of "
+      "every measured build is the code the patch and dkms-prepare give now (comments aside; compared "
+      "when the patch became the hybrid). Each scenario boots one guest, makes one discarded warm-up copy, then runs 5 "
       "repetitions with the configurations alternating (stock, control, wait0, wait1, hybrid). A dirty "
       "amount of 0.1 MiB is the floor of the debugfs counters (per-cpu sums), i.e. nothing.\n")
     if any(big.values()) and small.get("control") and len(small["control"]) < 5:
@@ -340,7 +343,7 @@ def round3(cells, results_dir):
             p(" So the hybrid has wait=0's cost on small files and wait=1's behaviour on a big file: "
               "close() leaves nothing behind when the flusher owned the file, the race stays gone, and "
               "it was not slower than the unpatched build beyond that build's own spread (%s-%s s). It is "
-              "the better variant for the patch, in this lab.\n" % (f1(c_lo), f1(c_hi)))
+              "the better variant for the patch, in this lab, and the patch now is the hybrid.\n" % (f1(c_lo), f1(c_hi)))
         else:
             why = []
             if not small_ok:
@@ -377,7 +380,10 @@ def round3(cells, results_dir):
         p("| --- | --- | --- | --- | --- |")
         for r in warm:
             d = {"kernel-hybrid-big-6.12": big, "kernel-hybrid-small-6.12": small,
-                 "kernel-clean-6.12": clean, "kernel-hybrid-hddsmall-6.12": hdd}.get(r["scenario"], {})
+                 "kernel-clean-6.12": clean, "kernel-hybrid-hddsmall-6.12": hdd,
+                 "kernel-hybrid-big-6.1": {c: cells.get(("hybrid", "big-6.1", "big256", c)) for c, _ in ROUND3},
+                 "kernel-hybrid-small-6.1": {c: cells.get(("hybrid", "small-6.1", "small200x256k", c))
+                                             for c, _ in ROUND3}}.get(r["scenario"], {})
             p("| %s | %s | %.1f | %.1f | %s |" % (r["scenario"], r["config"], r["safe_s"], r["copy_s"],
                                                  f1(g(d, r["config"], "safe"))))
         p("")
@@ -385,10 +391,9 @@ def round3(cells, results_dir):
     # time until clean without unmount
     p("### Time until the stick is clean without unmount\n")
     if not any(clean.values()):
-        p("_Not measured yet: `kernel/make-results --only kernel-clean-6.12`._ A first run waited for the "
-          "counters to read 0, which they never do on a clean device (the 0.1 MiB floor above): it sat "
-          "out its 120 s limit after its first measured copy and was stopped; the scenario now waits for "
-          "less than 1 MiB and takes the last device write from the stick log.\n")
+        p("_Not run: superseded by \"In a person's terms\" below, which measures the time to clean with "
+          "the distribution's default sysctls (`kernel/person-run --mode clean`); "
+          "`kernel/make-results --only kernel-clean-6.12` runs it with the race setup's thresholds._\n")
     else:
         p("`kernel-clean-6.12`: the same big-file copy, but after `cp` returns nothing is unmounted or "
           "synced: the BDI's dirty + writeback bytes are polled every 100 ms until they are below 1 MiB "
@@ -456,6 +461,179 @@ def round3(cells, results_dir):
         bad = [r for r in rp if r.get("busy_s") is not None and abs(r["check_s"] - r["busy_s"]) > 0.05]
         p("\n%s\n" % ("Check: the busy time recomputed from the log at 20 ms matches the logged one in every run."
                       if not bad else "Check: %d runs where the recomputed busy time differs from the logged one by > 0.05 s." % len(bad)))
+    reran = {j: {c: cells.get(("jump%s" % j, "6.12", "big256", c)) for c, _ in ROUND3} for j in ("2", "50")}
+    p("**Re-run, not re-priced**: the big-file cell on the cheap stick with the jump cost set to 2 ms "
+      "(`kernel-jump2-6.12`, profile `cheap-stick-j2`) and 50 ms (`kernel-jump50-6.12`, `cheap-stick-j50`), "
+      "everything else as at 20 ms: warm-up, then 3 repetitions of stock, control, wait0 and hybrid "
+      "(median (min-max); the 20 ms column is `kernel-hybrid-big-6.12`, 5 repetitions).\n")
+    if not any(any(d.values()) for d in reran.values()):
+        p("_Not measured yet: `kernel/make-results --only kernel-jump2-6.12 --only kernel-jump50-6.12`._\n")
+        return "\n".join(out)
+    p("| fat module | safe s at 2 ms | safe s at 20 ms | safe s at 50 ms | dirty at close MiB at 2 / 20 / 50 ms | device data jumps at 2 / 20 / 50 ms |")
+    p("| --- | --- | --- | --- | --- | --- |")
+    cols = (reran["2"], big, reran["50"])
+    for c, label in ROUND3:
+        if not any(d.get(c) for d in cols):
+            continue
+        st = [stats(d[c]) if d.get(c) else None for d in cols]
+        safe = [rng(x["safe"]) + (" vs control %s" % spct(pct(med(x["safe"]), med(stats(d["control"])["safe"])))
+                                  if c != "control" and d.get("control") else "") if x else "-"
+                for x, d in zip(st, cols)]
+        p("| %s | %s | %s | %s | %s | %s |" % (
+            label, safe[0], safe[1], safe[2],
+            " / ".join(f1(med(x["risk"])) if x else "-" for x in st),
+            " / ".join(f0(med(x["disc"])) if x and x["disc"] else "-" for x in st)))
+    p("")
+    return "\n".join(out)
+
+
+def round3_kernel(cells, series):
+    """Round three's big and small cells on another kernel (6.1): computed summary + tables."""
+    out = []
+    p = out.append
+    big = {c: cells.get(("hybrid", "big-" + series, "big256", c)) for c, _ in ROUND3}
+    small = {c: cells.get(("hybrid", "small-" + series, "small200x256k", c)) for c, _ in ROUND3}
+    p("### Linux %s (Debian 6.1.0-57)\n" % series if series == "6.1" else "### Linux %s\n" % series)
+    if not any(big.values()) and not any(small.values()):
+        p("_Not measured yet: `kernel/make-results --only kernel-hybrid-big-%s --only "
+          "kernel-hybrid-small-%s`._\n" % (series, series))
+        return "\n".join(out)
+    p("The same scenarios on %s (`kernel-hybrid-big-%s`, `kernel-hybrid-small-%s`; see their `runs.txt` for "
+      "how many repetitions each guest finished within its 1200 s limit)." % (series, series, series))
+
+    def g(d, c, key, f=med):
+        runs = d.get(c)
+        return f(stats(runs)[key]) if runs and stats(runs)[key] else None
+
+    def left(d, c):
+        runs = d.get(c) or []
+        return sum(1 for r in runs if r["at_risk_at_return_bytes"] >= 10 * MIB), len(runs)
+
+    if big.get("hybrid") and big.get("wait0") and big.get("control"):
+        nh, Nh = left(big, "hybrid")
+        n0, N0 = left(big, "wait0")
+        c_runs = [r["safe_s"] for r in big["control"]]
+        p(" One 256 MiB file: the hybrid left at most %s MiB dirty when close() returned (%d of %d runs >= "
+          "10 MiB; wait=0: %d of %d, up to %s MiB); safe after %s s (control %s s, range %s-%s; wait=1 %s s, "
+          "wait=0 %s s, stock %s s); %s device data jumps (control %s)." % (
+              f1(g(big, "hybrid", "risk", max)), nh, Nh, n0, N0, f1(g(big, "wait0", "risk", max)),
+              f1(g(big, "hybrid", "safe")), f1(g(big, "control", "safe")), f1(min(c_runs)), f1(max(c_runs)),
+              f1(g(big, "wait1", "safe")), f1(g(big, "wait0", "safe")), f1(g(big, "stock", "safe")),
+              f0(g(big, "hybrid", "disc")), f0(g(big, "control", "disc"))))
+    if small.get("hybrid") and small.get("wait0"):
+        ts = {c: g(small, c, "safe") for c, _ in ROUND3}
+        p(" 200 files of 256 KiB: safe after %s s with the hybrid, %s s with wait=0 (%s), %s s with wait=1, "
+          "%s s with the control." % (f1(ts["hybrid"]), f1(ts["wait0"]), spct(pct(ts["hybrid"], ts["wait0"])),
+                                      f1(ts["wait1"]), f1(ts["control"])))
+    p("")
+    for title, d in (("one 256 MiB file, %s" % series, big), ("200 files of 256 KiB, %s" % series, small)):
+        if not any(d.values()):
+            continue
+        p("**%s** (median (min-max) of the runs after the warm-up)\n" % title)
+        p("| fat module | runs | safe s | close returns s | dirty at close MiB | runs leaving >= 10 MiB | umount s | device data jumps | data req >= 768 KiB % | copier's share of data % |")
+        p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for c, label in ROUND3:
+            runs = d.get(c)
+            if not runs:
+                continue
+            st = stats(runs)
+            n, N = left(d, c)
+            p("| %s | %d | %s | %s | %s | %d of %d | %s | %s | %s | %s |" % (
+                label, st["n"], rng(st["safe"]), rng(st["copy"]), rng(st["risk"]), n, N,
+                rng(st["umount"]), rng(st["disc"], f0), f0(med(st["big"])), f0(med(st["copier"]))))
+        p("")
+    return "\n".join(out)
+
+
+PERSON = [("stock", "stock fat.ko"), ("control", "unpatched, built out of tree (control)"),
+          ("wait0", "patched, wait=0 (v2)"), ("wait1", "patched, wait=1 (RFC v1)"),
+          ("hybrid", "patched, hybrid (v3, the patch)")]
+
+
+MOUNTED_MARKS = ("There are differences between boot sector and its backup.",
+                 "This is mostly harmless. Differences: (offset:original/backup)", "65:01/00",
+                 "Not automatically fixing this.",
+                 "Dirty bit is set. Fs was not properly unmounted and some data may be corrupt.",
+                 "Automatically removing dirty bit.", "Leaving filesystem unchanged.")
+
+
+def fsck_findings(r):
+    """fsck.fat -n lines other than the marks of a volume pulled while mounted (and the
+    closing summary line): what a person's fsck would have to repair."""
+    return [l.strip() for l in (r.get("fsck") or [])
+            if l.strip() not in MOUNTED_MARKS and not re.match(r"^\S+: \d+ files, \d+/\d+ clusters$", l.strip())]
+
+
+def person(results_dir):
+    """Question 3 in a person's terms: kernel/person-run's results (distribution defaults)."""
+    out = []
+    p = out.append
+    runs = []
+    for path in sorted(glob.glob(os.path.join(results_dir, "person-*", "results.jsonl"))):
+        with open(path) as f:
+            runs += [dict(json.loads(l), source=os.path.basename(os.path.dirname(path))) for l in f if l.startswith("{")]
+    p("### In a person's terms: the distribution's default sysctls\n")
+    p("`kernel/person-run` (guest side `kernel/guest-person.py`): the kernel's and Debian's default "
+      "writeback sysctls (`vm.dirty_ratio` 20, `dirty_background_ratio` 10, `dirty_writeback_centisecs` "
+      "500, `dirty_expire_centisecs` 3000), no page-cache fragmentation, the 2 GiB guest; the hot-plugged "
+      "stick on the cheap-stick profile, FAT32 with 32 KiB clusters made fresh, mounted with `flush` as "
+      "udisks does; one 256 MiB file copied with `cp` from tmpfs; a discarded warm-up copy first. The "
+      "background threshold the kernel computed is in each run's JSON line (below). A desktop with 16 GiB "
+      "has a background threshold about 8 times larger, so this copy stands for a copy of some GB there; "
+      "a copy below the background threshold never meets a busy flusher. No real drive was used.\n")
+    if not runs:
+        p("_Not measured yet: `kernel/person-run --kernel 6.12 --mode clean` and `--mode yank`._\n")
+        return "\n".join(out)
+    meas = [r for r in runs if not r.get("warmup")]
+    bg = [r["background_threshold_bytes"] / MIB for r in meas]
+    if bg:
+        p("Background threshold in these runs: %s MiB; dirty threshold %s MiB.\n" % (
+            rng(bg, f0), rng([r["dirty_threshold_bytes"] / MIB for r in meas], f0)))
+    for series in sorted({r["kernel"] for r in meas}):
+        clean = [r for r in meas if r["mode"] == "clean" and r["kernel"] == series]
+        yank = [r for r in meas if r["mode"] == "yank" and r["kernel"] == series]
+        if clean:
+            p("**Time from close() until the stick is clean, without unmount** (%s; median (min-max)). "
+              "**clean** = the BDI's dirty + writeback bytes below 1 MiB (polled every 100 ms, at most 90 s); "
+              "**last device write** = the last write the stick received after close(), from its log.\n" % series)
+            p("| fat module | runs | close returns s | dirty + writeback at close MiB | clean after close s | last device write after close s | not clean within 90 s |")
+            p("| --- | --- | --- | --- | --- | --- | --- |")
+            for c, label in PERSON:
+                xs = [r for r in clean if r["config"] == c]
+                if not xs:
+                    continue
+                ca = [r["clean_after_close_s"] for r in xs if r["clean_after_close_s"] is not None]
+                lw = [max(0.0, r["last_write_after_close_s"]) for r in xs if r.get("last_write_after_close_s") is not None]
+                p("| %s | %d | %s | %s | %s | %s | %d |" % (
+                    label, len(xs), rng([r["copy_s"] for r in xs]),
+                    rng([(r["dirty_at_close_bytes"] + r["writeback_at_close_bytes"]) / MIB for r in xs]),
+                    rng(ca), rng(lw), sum(1 for r in xs if r["clean_after_close_s"] is None)))
+            p("")
+        if yank:
+            p("**Pulled at close() + 0.1 s and + 1 s** (%s): the stick stops taking writes at that instant "
+              "(the host's yank file, out of band), is surprise-removed, and its image is read offline on "
+              "the host with mtools and `fsck.fat -n` (`tests/lab/lib/yank_analyze.py`); **lost** = bytes "
+              "of the 256 MiB file not found intact through its directory entry and FAT chain.\n" % series)
+            p("**fsck.fat -n** counts the runs whose check found nothing but the marks of a volume that "
+              "was mounted when pulled (the dirty bit set, and so the boot sector's backup differing at "
+              "offset 65); any other finding is listed below the table.\n")
+            p("| fat module | pulled at | runs | dirty + writeback at the pull MiB | lost MiB | file intact | fsck.fat -n: only the mounted marks |")
+            p("| --- | --- | --- | --- | --- | --- | --- |")
+            for pt in sorted({r["point_s"] for r in yank}):
+                for c, label in PERSON:
+                    xs = [r for r in yank if r["config"] == c and r["point_s"] == pt]
+                    if not xs:
+                        continue
+                    p("| %s | close() + %g s | %d | %s | %s | %d of %d | %d of %d |" % (
+                        label, pt, len(xs),
+                        rng([(r["dirty_at_yank_bytes"] + r["writeback_at_yank_bytes"]) / MIB for r in xs]),
+                        rng([r["lost_bytes"] / MIB for r in xs]),
+                        sum(1 for r in xs if r["files_intact"]), len(xs),
+                        sum(1 for r in xs if not fsck_findings(r)), len(xs)))
+            p("")
+            other = [(r["config"], r["point_s"], f) for r in yank for f in fsck_findings(r)]
+            if other:
+                p("Other fsck.fat findings: " + "; ".join("%s at +%g s: %s" % o for o in other) + "\n")
     return "\n".join(out)
 
 
@@ -507,6 +685,8 @@ def main():
       "The configurations alternate within each repetition.\n")
 
     p(round3(cells, results_dir))
+    p(round3_kernel(cells, "6.1"))
+    p(person(results_dir))
     p("## Answers to the review (round two: 3 runs per cell, no warm-up, no control build)\n")
     p(answers(cells))
 
@@ -560,11 +740,23 @@ def main():
     p("## Still to run\n")
     if not order:
         missing.append("kernel-cheaporder-6.12")
-    for name in ("kernel-hybrid-big-6.12", "kernel-hybrid-small-6.12", "kernel-hybrid-hddsmall-6.12", "kernel-clean-6.12"):
+    for name in ("kernel-hybrid-big-6.12", "kernel-hybrid-small-6.12", "kernel-hybrid-hddsmall-6.12",
+                 "kernel-hybrid-big-6.1", "kernel-hybrid-small-6.1"):
+        if not os.path.exists(os.path.join(results_dir, name, "results.jsonl")):
+            missing.append(name)
+            continue
         if not os.path.exists(os.path.join(results_dir, name, "results.jsonl")):
             missing.append(name)
         elif os.path.exists(os.path.join(results_dir, name, "INCOMPLETE")):
             missing.append(name + " --append --reps 1")   # incomplete: see its runs.txt
+        else:
+            with open(os.path.join(results_dir, name, "results.jsonl")) as f:
+                reps = {json.loads(l)["rep"] for l in f if l.startswith("{")} - {0}
+            if len(reps) < 5:
+                missing.append("%s --append --reps %d" % (name, 5 - len(reps)))
+    for name in ("kernel-jump2-6.12", "kernel-jump50-6.12"):
+        if not os.path.exists(os.path.join(results_dir, name, "results.jsonl")):
+            missing.append(name)
     if missing:
         p("Run with `export VSM_LAB_CACHE=/work/lab-cache` first:\n")
         for name in missing:

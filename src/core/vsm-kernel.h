@@ -25,8 +25,9 @@ typedef enum
    * flusher owned the inode) does the same on the probe's idle file: the probe
    * cannot tell the two apart. */
   VSM_FLUSH_FIX_VARIANT_NOWAIT, /*< nick=wait0 >*/
-  VSM_FLUSH_FIX_VARIANT_WAIT,
-  /*< nick=wait1 >*/ /* write_inode_now (inode, 1) */
+  /* write_inode_now (inode, 1). (The nick must stay on the value's own line, or
+   * glib-mkenums makes it "wait": seen in the lab.) */
+  VSM_FLUSH_FIX_VARIANT_WAIT, /*< nick=wait1 >*/
 } VsmFlushFixVariant;
 
 /* Written into the patched fat module as MODULE_VERSION by the project's

@@ -301,22 +301,52 @@ module_attr (const char *name)
   return g_strstrip (text);
 }
 
+/* The GNU build-id of the loaded fat module (/sys/module/fat/notes/.note.gnu.build-id:
+ * an ELF note, namesz descsz type name desc) as hex, or NULL. */
+static char *
+module_build_id (void)
+{
+  g_autofree char *path = vsm_path (VSM_ROOT_SYSFS, "module/fat/notes/.note.gnu.build-id", NULL);
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  guint32 namesz, descsz;
+  gsize off;
+  GString *hex;
+
+  if (!g_file_get_contents (path, &data, &len, NULL) || len < 12)
+    return NULL;
+  memcpy (&namesz, data, 4);
+  memcpy (&descsz, data + 4, 4);
+  off = 12 + (((gsize)namesz + 3) & ~(gsize)3);
+  if (descsz == 0 || descsz > 64 || off + descsz > len)
+    return NULL;
+  hex = g_string_new (NULL);
+  for (gsize i = 0; i < descsz; i++)
+    g_string_append_printf (hex, "%02x", (guint8)data[off + i]);
+  return g_string_free (hex, FALSE);
+}
+
 void
 vsm_probe_current_key (char **release, char **srcversion)
 {
   struct utsname u;
   g_autofree char *sv = module_attr ("srcversion");
+  g_autofree char *build_id = sv == NULL ? module_build_id () : NULL;
   g_autofree char *coresize = vsm_path (VSM_ROOT_SYSFS, "module/fat/coresize", NULL);
   g_autofree char *module = vsm_path (VSM_ROOT_SYSFS, "module/fat", NULL);
 
   *release = uname (&u) == 0 ? g_strdup (u.release) : g_strdup ("unknown");
   if (sv != NULL)
     *srcversion = g_strdup_printf ("srcversion=%s", sv);
+  else if (build_id != NULL)
+    /* A module without MODULE_VERSION has no srcversion (Debian does not set
+     * CONFIG_MODULE_SRCVERSION_ALL); its build-id is a hash of its content. */
+    *srcversion = g_strdup_printf ("build-id=%s", build_id);
   else if (g_file_test (coresize, G_FILE_TEST_EXISTS))
     {
-      /* A module without MODULE_VERSION has no srcversion (Debian does not set
-       * CONFIG_MODULE_SRCVERSION_ALL): take its taint flags, size and load address,
-       * so that another build, or the same one loaded again, is probed again. */
+      /* Without a build-id either: its taint flags, size and load address (the lab
+       * saw different builds of the same size at the same address on 6.1: not
+       * enough to tell them apart, a last resort). */
       g_autofree char *taint = module_attr ("taint");
       g_autofree char *size = module_attr ("coresize");
       g_autofree char *text = module_attr ("sections/.text");

@@ -60,7 +60,7 @@ check "an image of unknown version is refused (exit 3)" '[ $rc = 3 ]'
 
 prep b4 --source "$TMP/plain.tar.gz" --source-version "$IMG" --image-version "$IMG"
 check "the matching source is accepted" '[ $rc = 0 ]'
-check "and patched (wait0)" '[ "$(grep -c "write_inode_now(i[12], 0)" "$TMP/b4/inode.c")" = 2 ]'
+check "and patched as the patch is (hybrid)" '[ "$(grep -c "fat_flush_inode(i[12])" "$TMP/b4/inode.c")" = 2 ] && grep -q "VSM_VARIANT := hybrid" "$TMP/b4/vsm-variant.mk"'
 check "with the version marker" '[ -f "$TMP/b4/vsm-version.c" ] && grep -q "VSM_MARKER := 1" "$TMP/b4/vsm-variant.mk"'
 
 prep b5 --source "$TMP/fixed.tar.gz" --source-version "$IMG" --image-version "$IMG"
@@ -71,6 +71,14 @@ check "--force-source skips the version match" '[ $rc = 0 ]'
 
 prep b7 --source "$TMP/plain.tar.gz" --source-version "$IMG" --image-version "$IMG" --variant hybrid
 check "hybrid: both calls go through the waiting helper" '[ "$(grep -c "fat_flush_inode(i[12])" "$TMP/b7/inode.c")" = 2 ] && grep -q "mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY)" "$TMP/b7/inode.c"'
+
+prep b11 --source "$TMP/plain.tar.gz" --source-version "$IMG" --image-version "$IMG" --variant wait0
+check "wait0: write_inode_now(iN, 0) in fat_flush_inodes(), no helper left" '[ "$(grep -c "write_inode_now(i[12], 0)" "$TMP/b11/inode.c")" = 2 ] && ! grep -q "fat_flush_inode(" "$TMP/b11/inode.c" && ! grep -q "PAGECACHE_TAG_DIRTY" "$TMP/b11/inode.c"'
+prep b12 --source "$TMP/plain.tar.gz" --source-version "$IMG" --image-version "$IMG" --variant wait1
+check "wait1: write_inode_now(iN, 1) in fat_flush_inodes(), no helper left" '[ "$(grep -c "write_inode_now(i[12], 1)" "$TMP/b12/inode.c")" = 2 ] && ! grep -q "fat_flush_inode(" "$TMP/b12/inode.c"'
+if [ -f "$TMP/b11/inode.c" ]; then mk_source v2fixed "$TMP/b11/inode.c"; fi
+prep b13 --source "$TMP/v2fixed.tar.gz" --source-version "$IMG" --image-version "$IMG"
+check "a source with v2's form of the fix (wait0 only) is refused too (exit 4)" '[ $rc = 4 ]'
 
 prep b8 --source "$TMP/plain.tar.gz" --source-version "$IMG" --image-version "$IMG" --variant control
 check "control: fs/fat unchanged and no marker" 'cmp -s "$INODE" "$TMP/b8/inode.c" && [ ! -e "$TMP/b8/vsm-version.c" ]'

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include "vsm-paths.h"
 #include "vsm-probe.h"
 
 #include <glib/gstdio.h>
@@ -135,6 +136,61 @@ test_known (void)
   g_assert_cmpint (vsm_flush_fix_known_release ("6.12.117+deb12-amd64"), ==, VSM_FLUSH_FIX_UNKNOWN);
   g_assert_cmpint (vsm_flush_fix_known_release (NULL), ==, VSM_FLUSH_FIX_UNKNOWN);
   g_assert_cmpstr (vsm_flush_fix_variant_to_string (VSM_FLUSH_FIX_VARIANT_NOWAIT), ==, "wait0");
+  g_assert_cmpstr (vsm_flush_fix_variant_to_string (VSM_FLUSH_FIX_VARIANT_WAIT), ==, "wait1");
+}
+
+static void
+put_file (const char *dir, const char *name, const char *data, gsize len)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *parent = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (parent, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, data, (gssize)len, NULL));
+}
+
+/* the cache key: srcversion, else the build-id note, else taint/size/address */
+static void
+test_key (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("vsm-probe-key-XXXXXX", NULL);
+  /* namesz 4, descsz 4, type 3 (NT_GNU_BUILD_ID), "GNU\0", desc */
+  static const char note[] = { 4,   0, 0,          0,          4,          0,         0,
+                               0,   3, 0,          0,          0,          'G',       'N',
+                               'U', 0, (char)0xde, (char)0xad, (char)0xbe, (char)0xef };
+  g_autofree char *release = NULL, *key = NULL, *key2 = NULL;
+  static const char *const made[] = { "module/fat/coresize",
+                                      "module/fat/taint",
+                                      "module/fat/sections/.text",
+                                      "module/fat/notes/.note.gnu.build-id",
+                                      "module/fat/srcversion",
+                                      "module/fat/sections",
+                                      "module/fat/notes",
+                                      "module/fat",
+                                      "module",
+                                      "" };
+
+  vsm_paths_set_root (VSM_ROOT_SYSFS, dir);
+  put_file (dir, "module/fat/coresize", "90112\n", 6);
+  put_file (dir, "module/fat/taint", "OE\n", 3);
+  put_file (dir, "module/fat/sections/.text", "0xffffffffc07d9000\n", 19);
+  vsm_probe_current_key (&release, &key);
+  g_assert_cmpstr (key, ==, "taint=OE,coresize=90112,text=0xffffffffc07d9000");
+  put_file (dir, "module/fat/notes/.note.gnu.build-id", note, sizeof note);
+  g_clear_pointer (&release, g_free);
+  vsm_probe_current_key (&release, &key2);
+  g_assert_cmpstr (key2, ==, "build-id=deadbeef");
+  put_file (dir, "module/fat/srcversion", "0123ABC\n", 8);
+  g_clear_pointer (&release, g_free);
+  g_clear_pointer (&key, g_free);
+  vsm_probe_current_key (&release, &key);
+  g_assert_cmpstr (key, ==, "srcversion=0123ABC");
+  vsm_paths_set_root (VSM_ROOT_SYSFS, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (made); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, made[i], NULL);
+      g_assert_cmpint (g_remove (path), ==, 0);
+    }
 }
 
 static int
@@ -166,5 +222,6 @@ main (int argc, char **argv)
   g_test_add_func ("/probe/image", test_image);
   g_test_add_func ("/probe/cache", test_cache);
   g_test_add_func ("/probe/known", test_known);
+  g_test_add_func ("/probe/key", test_key);
   return g_test_run ();
 }
