@@ -67,6 +67,27 @@ else
 fi
 check "a copy as labuser works" lab_as_user dd if=/dev/zero of="$mnt/copy" bs=1M count=8 status=none
 
+# udisks and the type by name (README: /etc/filesystems): refused while no list names it,
+# then through mount(8) and mount.vfat-smart once an admin adds it
+lab_as_user udisksctl unmount -b "$part" > /dev/null 2>&1
+out=$(lab_as_user udisksctl mount -t vfat-smart -b "$part" 2>&1); rc=$?
+echo "   udisksctl mount -t vfat-smart (no /etc/filesystems entry): exit $rc: $out"
+check "udisks refuses -t vfat-smart while /etc/filesystems does not name it" \
+  bash -c "[ $rc != 0 ] && grep -q 'neither well-known' <<< \"\$1\"" _ "$out"
+[ $rc = 0 ] && lab_as_user udisksctl unmount -b "$part" > /dev/null 2>&1
+[ -e /etc/filesystems ] && cp /etc/filesystems "$W/filesystems"
+[ -e /etc/filesystems ] || echo '*' > /etc/filesystems
+sed -i '1i vfat-smart' /etc/filesystems
+out=$(lab_as_user udisksctl mount -t vfat-smart -b "$part" 2>&1); rc=$?
+echo "   udisksctl mount -t vfat-smart (vfat-smart in /etc/filesystems): exit $rc: $out"
+echo "   /proc/mounts: $(findmnt -n -o FSTYPE,OPTIONS --source "$part" | head -n 1)"
+grep -s "$part" /run/mount/utab | sed 's/^/   utab | /'
+check "with vfat-smart in /etc/filesystems, udisksctl mount -t vfat-smart mounts it" [ $rc = 0 ]
+lab_as_user udisksctl unmount -b "$part" > /dev/null 2>&1
+if [ -e "$W/filesystems" ]; then cp "$W/filesystems" /etc/filesystems; else rm -f /etc/filesystems; fi
+out=$(lab_as_user udisksctl mount -b "$part" 2>&1)
+mnt=$(findmnt -n -o TARGET --source "$part" | head -n 1)
+
 # the daemon by D-Bus activation, as the first client (vfat-smart watch, a desktop) starts
 # it; the removal has to stop it
 gdbus call --system -d $D -o /org/vfatsmart/VfatSmart1 -m org.freedesktop.DBus.Peer.Ping \
