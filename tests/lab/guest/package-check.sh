@@ -93,7 +93,7 @@ mnt=$(findmnt -n -o TARGET --source "$part" | head -n 1)
 gdbus call --system -d $D -o /org/vfatsmart/VfatSmart1 -m org.freedesktop.DBus.Peer.Ping \
   > "$W/ping" 2>&1
 for _ in $(seq 60); do pgrep -x vfat-smartd > /dev/null && break; sleep 0.5; done
-check "D-Bus activation starts vfat-smartd" pgrep -x vfat-smartd
+check "D-Bus activation starts vfat-smartd" bash -c "pgrep -x vfat-smartd > /dev/null"
 mkdir -p /var/lib/vfat-smart
 [ -f /var/lib/vfat-smart/drives.history ] || echo "# lab: kept across remove" > /var/lib/vfat-smart/lab-marker
 
@@ -110,7 +110,7 @@ check "max_ratio back to $orig_ratio" [ "$(cat $bdi/max_ratio)" = "$orig_ratio" 
 echo "   knobs now: strict_limit=$(cat $bdi/strict_limit) max_ratio=$(cat $bdi/max_ratio) max_bytes=$(cat $bdi/max_bytes 2> /dev/null)"
 check "no record left in /run/vfat-smart" bash -c '! ls /run/vfat-smart/*.state 2> /dev/null'
 check "vfat-smartd stopped by the prerm" bash -c '! pgrep -x vfat-smartd'
-check "the stick stays mounted" findmnt -n --source "$part"
+check "the stick stays mounted" bash -c "findmnt -n --source $part > /dev/null"
 st=$(dpkg-query -W -f='${db:Status-Abbrev}' vfat-smart 2> /dev/null)
 check "dpkg: removed, config-files ($st)" grep -q '^rc' <<< "$st"
 left=
