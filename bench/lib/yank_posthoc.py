@@ -28,39 +28,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "lab", "lib"))
-from yank_analyze import covered, fat_geometry, partition  # noqa: E402
-
-
-def segments(log_lines):
-    """{start marker index: merged written ranges up to the Y that follows it, or up to the
-    next start marker when no write came after the yank (then the filter logs no Y; the
-    next run's mkfs writes only the FATs and the root directory, before its marker)}"""
-    out, cur, iv = {}, None, []
-
-    def close():
-        iv.sort()
-        merged = []
-        for a, b in iv:
-            if merged and a <= merged[-1][1]:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], b))
-            else:
-                merged.append((a, b))
-        out[cur] = merged
-
-    for line in log_lines:
-        p = line.split()
-        if not p:
-            continue
-        if p[0] == "M" and int(p[1]) % 2 == 0:
-            if cur is not None:
-                close()
-            cur, iv = int(p[1]), []
-        elif p[0] == "W" and cur is not None:
-            iv.append((int(p[2]), int(p[2]) + int(p[3])))
-        elif p[0] == "Y" and cur is not None:
-            close()
-            cur = None
-    return out
+from yank_analyze import covered, fat_geometry, partition, written_per_run  # noqa: E402
 
 
 def main():
@@ -73,7 +41,7 @@ def main():
     a = ap.parse_args()
     if a.image:
         data0, csize = fat_geometry(a.image, partition(a.image)[0])
-    elif a.data_start and a.cluster_bytes:
+    elif a.data_start is not None and a.cluster_bytes:
         data0, csize = a.data_start, a.cluster_bytes
     else:
         sys.exit("yank_posthoc: --image, or --data-start and --cluster-bytes")
@@ -82,7 +50,7 @@ def main():
     if not os.path.exists(logp):
         logp = logp[:-3]
     with opener(logp, "rt") as f:
-        segs = segments(f.read().splitlines())
+        segs = written_per_run(f.read().splitlines())
     runs = [json.loads(l) for l in open(os.path.join(a.group, "results.jsonl")) if l.startswith("{")]
     out = {}
     for r in runs:

@@ -15,7 +15,8 @@ gboolean
 cli_parse (const char *command, const char *args, const char *summary, GOptionEntry *entries,
            int *argc, char ***argv)
 {
-  g_autofree char *param = g_strdup_printf ("%s %s", command, args);
+  /* args: an N_ () placeholder such as "DEVICE", or "" */
+  g_autofree char *param = g_strdup_printf ("%s %s", command, *args ? _ (args) : "");
   g_autoptr (GOptionContext) ctx = g_option_context_new (param);
   g_autoptr (GError) error = NULL;
 
@@ -123,14 +124,14 @@ cli_assess_command (const char *command, const char *summary, int argc, char **a
                              { "class", 'c', 0, G_OPTION_ARG_STRING, &forced,
                                N_ ("Treat the drive as CLASS (usb-stick, usb-stick-uas, usb-ssd, "
                                    "usb-hdd, card-reader, unknown, internal)"),
-                               "CLASS" },
+                               N_ ("CLASS") },
                              { NULL } };
   g_autoptr (GUdevClient) client = NULL;
   g_autoptr (GError) error = NULL;
   VsmOverrides o = { 0 };
 
   *exit_status = 2;
-  if (!cli_parse (command, "DEVICE", summary, entries, &argc, &argv))
+  if (!cli_parse (command, N_ ("DEVICE"), summary, entries, &argc, &argv))
     return FALSE;
   if (argc != 2)
     {

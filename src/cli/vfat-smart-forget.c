@@ -35,7 +35,7 @@ cli_forget (int argc, char **argv)
   g_autofree char *bdi = NULL;
   gboolean ok;
 
-  if (!cli_parse ("forget", "[--history] DEVICE|MAJ:MIN|FILE.state",
+  if (!cli_parse ("forget", N_ ("[--history] DEVICE|MAJ:MIN|FILE.state"),
                   _ ("Drop what vfat-smart recorded for a drive without writing any of its\n"
                      "knobs: for a record that cannot be trusted (see `vfat-smart status`)\n"
                      "or a drive whose knobs someone else has put back. The vm.* knobs are\n"

@@ -62,9 +62,10 @@ cli_probe (int argc, char **argv)
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, N_ ("Probe again, ignore the cache"), NULL },
     { "cached", 0, 0, G_OPTION_ARG_NONE, &cached_only,
       N_ ("Only show the cached answer (no probe, no root needed)"), NULL },
-    { "tracefs", 0, 0, G_OPTION_ARG_FILENAME, &tracefs, N_ ("Where tracefs is mounted"), "DIR" },
+    { "tracefs", 0, 0, G_OPTION_ARG_FILENAME, &tracefs, N_ ("Where tracefs is mounted"),
+      N_ ("DIR") },
     { "cache-dir", 0, 0, G_OPTION_ARG_FILENAME, &cache_dir,
-      N_ ("Cache directory (default: the state directory)"), "DIR" },
+      N_ ("Cache directory (default: the state directory)"), N_ ("DIR") },
     { NULL }
   };
   g_autoptr (VsmProbeResult) r = NULL;

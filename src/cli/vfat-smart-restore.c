@@ -18,7 +18,7 @@ cli_restore (int argc, char **argv)
   g_autofree char *bdi = NULL;
   gboolean ok, by_daemon = FALSE;
 
-  if (!cli_parse ("restore", "DEVICE|--all",
+  if (!cli_parse ("restore", N_ ("DEVICE|--all"),
                   _ ("Put back every value vfat-smart recorded for the disk DEVICE is on\n"
                      "(a drive that was unplugged needs nothing), and forget it. With --all,\n"
                      "every recorded drive; records that cannot be trusted are reported and\n"

@@ -139,7 +139,7 @@ print_io (const VsmStatusEntry *e)
       const char *scope = e->dirty.per_device ? "" : _ ("at most ");
       if (e->safe_bandwidth > 0)
         cli_field (_ ("  At risk"), _ ("%s%s; safe to unplug in about %.1f s (bandwidth: %s)"),
-                   scope, risk, e->seconds_to_safe, e->safe_bandwidth_source);
+                   scope, risk, e->seconds_to_safe, _ (e->safe_bandwidth_source));
       else
         cli_field (_ ("  At risk"), "%s%s", scope, risk);
     }
@@ -182,7 +182,7 @@ cli_status (int argc, char **argv)
   g_autoptr (VsmDbusManager) daemon = NULL;
   int rc;
 
-  if (!cli_parse ("status", "[DEVICE]",
+  if (!cli_parse ("status", N_ ("[DEVICE]"),
                   _ ("Show every drive vfat-smart manages (or the one DEVICE is on): class,\n"
                      "mounts with their real options, each knob as before -> applied -> now,\n"
                      "I/O since apply, dirty data now and when it is safe to unplug, and the\n"

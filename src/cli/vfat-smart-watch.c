@@ -213,7 +213,7 @@ cli_watch (int argc, char **argv)
   Watch w = { 0 };
   int rc;
 
-  if (!cli_parse ("watch", "[DEVICE]",
+  if (!cli_parse ("watch", N_ ("[DEVICE]"),
                   _ ("A live line per managed drive from vfat-smartd: data at risk, the cap,\n"
                      "the measured bandwidth, seconds until it is written, and a bar toward\n"
                      "\"safe to unplug\". Starts vfat-smartd when it does not run. Ctrl-C ends."),

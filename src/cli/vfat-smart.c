@@ -12,18 +12,19 @@
 #include <string.h>
 
 static const CliCommand commands[] = {
-  { "classify", "DEVICE", N_ ("Show what kind of drive DEVICE is, and why"), cli_classify },
-  { "plan", "DEVICE", N_ ("Show the mount options and knobs vfat-smart would use"), cli_plan },
-  { "apply", "DEVICE", N_ ("Apply the plan's writeback knobs and record the old values"),
+  { "classify", N_ ("DEVICE"), N_ ("Show what kind of drive DEVICE is, and why"), cli_classify },
+  { "plan", N_ ("DEVICE"), N_ ("Show the mount options and knobs vfat-smart would use"), cli_plan },
+  { "apply", N_ ("DEVICE"), N_ ("Apply the plan's writeback knobs and record the old values"),
     cli_apply },
-  { "restore", "DEVICE|--all", N_ ("Put the recorded values back and forget the drive"),
+  { "restore", N_ ("DEVICE|--all"), N_ ("Put the recorded values back and forget the drive"),
     cli_restore },
-  { "forget", "DEVICE|MAJ:MIN", N_ ("Drop a drive's record without writing any knob"), cli_forget },
+  { "forget", N_ ("DEVICE|MAJ:MIN"), N_ ("Drop a drive's record without writing any knob"),
+    cli_forget },
   { "probe", "", N_ ("Tell by its behaviour whether fat has the flush fix (root)"), cli_probe },
-  { "status", "[DEVICE]", N_ ("Show managed drives: knobs, mounts, I/O, data at risk"),
+  { "status", N_ ("[DEVICE]"), N_ ("Show managed drives: knobs, mounts, I/O, data at risk"),
     cli_status },
-  { "watch", "[DEVICE]", N_ ("A live line per drive from vfat-smartd: at risk, bandwidth, time"),
-    cli_watch },
+  { "watch", N_ ("[DEVICE]"),
+    N_ ("A live line per drive from vfat-smartd: at risk, bandwidth, time"), cli_watch },
 };
 
 static void
@@ -32,7 +33,14 @@ print_usage (FILE *to)
   fprintf (to, _ ("Usage: vfat-smart COMMAND [OPTIONS] [DEVICE]\n\n"));
   fprintf (to, _ ("Fast and safe copies to removable FAT/exFAT drives.\n\nCommands:\n"));
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (to, "  %-9s %-14s %s\n", commands[i].name, commands[i].args, _ (commands[i].summary));
+    {
+      /* the placeholders are translated: pad by characters, not bytes */
+      const char *args = *commands[i].args ? _ (commands[i].args) : "";
+      int pad = 14 - (int)g_utf8_strlen (args, -1);
+
+      fprintf (to, "  %-9s %s%*s %s\n", commands[i].name, args, MAX (pad, 0), "",
+               _ (commands[i].summary));
+    }
   fprintf (to, _ ("\nDEVICE is a device node (/dev/sdb1), a /dev/disk/by-* link, LABEL=, UUID=,\n"
                   "or a mount point. Each command takes --help; classify, plan, apply and\n"
                   "status take --json.\n\n"));

@@ -12,6 +12,7 @@
 #include "vsm-util.h"
 
 #include <errno.h>
+#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -158,7 +159,7 @@ vsm_drive_history_parse (const char *data, gsize len, GError **error)
 
   if (len > VSM_DRIVE_HISTORY_MAX_BYTES)
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "drive history larger than %u bytes",
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("drive history larger than %u bytes"),
                    VSM_DRIVE_HISTORY_MAX_BYTES);
       return NULL;
     }
@@ -234,7 +235,7 @@ ensure_lib_dir (GError **error)
       int errsv = errno;
       g_set_error (error, VSM_ERROR,
                    errsv == EACCES || errsv == EPERM ? VSM_ERROR_PERMISSION : VSM_ERROR_STATE,
-                   "%s is not a directory owned by uid %u and writable only by it", dir,
+                   _ ("%s is not a directory owned by uid %u and writable only by it"), dir,
                    (guint)geteuid ());
       return FALSE;
     }
@@ -301,7 +302,7 @@ vsm_drive_history_load (const char *identity, GError **error)
     return NULL;
   if (find_drive (drives, identity, &i) == NULL)
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND, "no history for %s", identity);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND, _ ("no history for %s"), identity);
       return NULL;
     }
   return g_ptr_array_steal_index (drives, i);
@@ -320,7 +321,7 @@ change_history (const char *identity, ChangeFunc change, gconstpointer data, GEr
 
   if (!vsm_drive_identity_is_valid (identity))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT, "not a drive identity: %s",
+      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT, _ ("not a drive identity: %s"),
                    identity ? identity : "(null)");
       return FALSE;
     }
@@ -364,7 +365,7 @@ drop_drive (GPtrArray *drives, const char *identity, gconstpointer data, GError 
 
   if (find_drive (drives, identity, &i) == NULL)
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND, "no history for %s", identity);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND, _ ("no history for %s"), identity);
       return FALSE;
     }
   g_ptr_array_remove_index (drives, i);

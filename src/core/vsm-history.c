@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -70,13 +71,13 @@ vsm_unmount_record_from_line (const char *line, GError **error)
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "history: not an object");
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("history: not an object"));
       return NULL;
     }
   o = json_node_get_object (root);
   if (!vsm_bdi_is_valid (json_object_get_string_member_with_default (o, "bdi", NULL)))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "history: missing or bad bdi");
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("history: missing or bad bdi"));
       return NULL;
     }
   r->bdi = g_strdup (json_object_get_string_member (o, "bdi"));
@@ -127,7 +128,7 @@ vsm_history_append_unmount (const VsmUnmountRecord *r, GError **error)
   if (fd < 0)
     {
       int errsv = errno;
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "cannot open %s: %s", path,
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("cannot open %s: %s"), path,
                    g_strerror (errsv));
       return FALSE;
     }
@@ -136,7 +137,7 @@ vsm_history_append_unmount (const VsmUnmountRecord *r, GError **error)
   close (fd);
   if (!ok)
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "cannot append to %s", path);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("cannot append to %s"), path);
       return FALSE;
     }
   trim_history (path);

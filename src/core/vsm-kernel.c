@@ -74,10 +74,13 @@ probed_flush_fix (VsmKernel *k)
     return FALSE;
   k->flush_fix = r->fix;
   k->flush_fix_variant = r->variant;
-  k->flush_fix_reason = g_strdup_printf (
-    _ ("probed by behaviour (%s%s%s)"), r->evidence ? r->evidence : "",
-    r->fix == VSM_FLUSH_FIX_PRESENT ? ", variant " : "",
-    r->fix == VSM_FLUSH_FIX_PRESENT ? vsm_flush_fix_variant_to_string (r->variant) : "");
+  if (r->fix == VSM_FLUSH_FIX_PRESENT)
+    k->flush_fix_reason =
+      g_strdup_printf (_ ("probed by behaviour (%s, variant %s)"), r->evidence ? r->evidence : "",
+                       vsm_flush_fix_variant_to_string (r->variant));
+  else
+    k->flush_fix_reason =
+      g_strdup_printf (_ ("probed by behaviour (%s)"), r->evidence ? r->evidence : "");
   return TRUE;
 }
 
@@ -110,9 +113,10 @@ probe_flush_fix (VsmKernel *k, VsmFlushFix override)
   if (k->release && vsm_flush_fix_known_release (k->release) != VSM_FLUSH_FIX_UNKNOWN)
     {
       k->flush_fix = vsm_flush_fix_known_release (k->release);
-      k->flush_fix_reason =
-        g_strdup_printf (_ ("Linux %s is known to %s the fix"), k->release,
-                         k->flush_fix == VSM_FLUSH_FIX_PRESENT ? _ ("carry") : _ ("lack"));
+      k->flush_fix_reason = g_strdup_printf (k->flush_fix == VSM_FLUSH_FIX_PRESENT
+                                               ? _ ("Linux %s is known to carry the fix")
+                                               : _ ("Linux %s is known to lack the fix"),
+                                             k->release);
       return;
     }
   if (g_file_test (module_path, G_FILE_TEST_IS_DIR))

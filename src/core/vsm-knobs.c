@@ -177,16 +177,16 @@ vsm_knob_record_is_sane (const VsmKnobRecord *r, const char *bdi, GError **error
   if (path == NULL)
     why = "not a knob vfat-smart writes";
   else if (g_strcmp0 (path, r->path) != 0)
-    why = "path is not the knob's own";
+    why = _ ("path is not the knob's own");
   else if (!restore_path_allowed (spec, bdi, r->restore_path))
-    why = "restore path is not one of the knob's";
+    why = _ ("restore path is not one of the knob's");
   else if (!is_number (r->restore_value) ||
            (r->original && *r->original && !is_number (r->original)) ||
            (r->applied && *r->applied && !is_number (r->applied)))
-    why = "values are not numbers";
+    why = _ ("values are not numbers");
   if (why == NULL)
     return TRUE;
-  g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "state: knob '%.64s': %s", r->name, why);
+  g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("state: knob '%.64s': %s"), r->name, why);
   return FALSE;
 }
 

@@ -229,17 +229,17 @@ compute_safety (VsmStatusEntry *e)
   if (e->dirty.per_device && e->dirty.bandwidth >= VSM_POLICY_MIN_BANDWIDTH * 10)
     {
       e->safe_bandwidth = e->dirty.bandwidth;
-      e->safe_bandwidth_source = "kernel estimate";
+      e->safe_bandwidth_source = N_ ("kernel estimate");
     }
   else if (e->io.valid && e->io.write_throughput > 0)
     {
       e->safe_bandwidth = (guint64)e->io.write_throughput;
-      e->safe_bandwidth_source = "measured since apply";
+      e->safe_bandwidth_source = N_ ("measured since apply");
     }
   else if (e->state->bandwidth > 0)
     {
       e->safe_bandwidth = e->state->bandwidth;
-      e->safe_bandwidth_source = "plan";
+      e->safe_bandwidth_source = N_ ("plan");
     }
   if (e->safe_bandwidth > 0)
     e->seconds_to_safe = (double)e->at_risk_bytes / (double)e->safe_bandwidth;

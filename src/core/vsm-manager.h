@@ -68,9 +68,9 @@ typedef struct
   VsmIoDelta io;
   double seconds_since_apply;
   VsmDirtyInfo dirty;
-  guint64 at_risk_bytes;  /* dirty + writeback */
-  guint64 safe_bandwidth; /* bytes/s used for the estimate */
-  const char *safe_bandwidth_source;
+  guint64 at_risk_bytes;             /* dirty + writeback */
+  guint64 safe_bandwidth;            /* bytes/s used for the estimate */
+  const char *safe_bandwidth_source; /* N_ () text: untranslated (JSON), _ () to show */
   double seconds_to_safe;
   char *safety_note;              /* how this compares to udisks' default */
   VsmUnmountRecord *last_unmount; /* NULL when none is recorded */

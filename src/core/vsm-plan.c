@@ -345,7 +345,8 @@ plan_cap (VsmPlan *plan, const VsmDevice *d, const PlanRow *row, const VsmPolicy
   if (o && o->bandwidth > 0)
     {
       plan->bandwidth = CLAMP (o->bandwidth, VSM_POLICY_MIN_BANDWIDTH, VSM_POLICY_MAX_BANDWIDTH);
-      plan->bandwidth_source = g_strdup (o->bandwidth_source ? o->bandwidth_source : "measured");
+      plan->bandwidth_source =
+        g_strdup (o->bandwidth_source ? o->bandwidth_source : _ ("measured"));
     }
   else if (policy->class_bandwidth[plan->klass] > 0)
     {

@@ -86,9 +86,8 @@ set_class_bandwidth (VsmPolicy *p, GVariant *value)
         ok =
           problem (p, _ ("class-bandwidth: '%s' is not a class vfat-smart manages, ignored"), cls);
       else if (bw < VSM_POLICY_MIN_BANDWIDTH || bw > VSM_POLICY_MAX_BANDWIDTH)
-        ok = problem (
-          p, _ ("class-bandwidth: %" G_GUINT64_FORMAT " B/s for %s is out of range, ignored"), bw,
-          cls);
+        ok = problem (p, _ ("class-bandwidth: %llu B/s for %s is out of range, ignored"),
+                      (unsigned long long)bw, cls);
       else
         p->class_bandwidth[c] = bw;
     }

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -114,15 +115,16 @@ ensure_dir (GError **error)
       int errsv = errno;
       g_set_error (error, VSM_ERROR,
                    errsv == EACCES || errsv == EPERM ? VSM_ERROR_PERMISSION : VSM_ERROR_STATE,
-                   "cannot create state directory %s: %s", dir, g_strerror (errsv));
+                   _ ("cannot create state directory %s: %s"), dir, g_strerror (errsv));
       return FALSE;
     }
   if (lstat (dir, &st) < 0 || !S_ISDIR (st.st_mode) || st.st_uid != geteuid () ||
       (st.st_mode & 0022) != 0)
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE,
-                   "state directory %s is not a directory owned by uid %u and writable only by it",
-                   dir, (guint)geteuid ());
+      g_set_error (
+        error, VSM_ERROR, VSM_ERROR_STATE,
+        _ ("state directory %s is not a directory owned by uid %u and writable only by it"), dir,
+        (guint)geteuid ());
       return FALSE;
     }
   return TRUE;
@@ -142,7 +144,7 @@ vsm_state_lock (guint timeout_ms, GError **error)
   if (fd < 0)
     {
       int errsv = errno;
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "cannot open %s: %s", path,
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("cannot open %s: %s"), path,
                    g_strerror (errsv));
       return -1;
     }
@@ -153,7 +155,7 @@ vsm_state_lock (guint timeout_ms, GError **error)
       if (errsv != EWOULDBLOCK && errsv != EINTR)
         {
           close (fd);
-          g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "cannot lock %s: %s", path,
+          g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("cannot lock %s: %s"), path,
                        g_strerror (errsv));
           return -1;
         }
@@ -161,7 +163,7 @@ vsm_state_lock (guint timeout_ms, GError **error)
         {
           close (fd);
           g_set_error (error, VSM_ERROR, VSM_ERROR_BUSY,
-                       "another vfat-smart holds %s (waited %u ms); nothing was changed", path,
+                       _ ("another vfat-smart holds %s (waited %u ms); nothing was changed"), path,
                        timeout_ms);
           return -1;
         }
@@ -190,7 +192,7 @@ vsm_state_read_file (const char *path, char **out, gsize *len, GError **error)
     {
       int errsv = errno;
       g_set_error (error, VSM_ERROR, errsv == ENOENT ? VSM_ERROR_NOT_MANAGED : VSM_ERROR_STATE,
-                   "cannot open %s: %s", path, g_strerror (errsv));
+                   _ ("cannot open %s: %s"), path, g_strerror (errsv));
       return FALSE;
     }
   if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || st.st_size > MAX_STATE_SIZE ||
@@ -198,8 +200,8 @@ vsm_state_read_file (const char *path, char **out, gsize *len, GError **error)
     {
       close (fd);
       g_set_error (error, VSM_ERROR, VSM_ERROR_STATE,
-                   "%s is not a regular file of sane size, owned by uid %u and writable only by "
-                   "it",
+                   _ ("%s is not a regular file of sane size, owned by uid %u and writable only by "
+                      "it"),
                    path, (guint)geteuid ());
       return FALSE;
     }
@@ -208,7 +210,7 @@ vsm_state_read_file (const char *path, char **out, gsize *len, GError **error)
   close (fd);
   if (n != st.st_size)
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "short read on %s", path);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("short read on %s"), path);
       return FALSE;
     }
   buf[n] = '\0';
@@ -229,7 +231,8 @@ write_atomic (const char *name, const char *data, gsize len, GError **error)
    * followed, and a crash leaves the old file or the new one */
   if (!g_file_set_contents_full (path, data, len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "cannot write %s: %s", path, local->message);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("cannot write %s: %s"), path,
+                   local->message);
       return FALSE;
     }
   return TRUE;
@@ -285,7 +288,7 @@ load_knobs (GKeyFile *kf, const char *group, const char *bdi, GPtrArray *out, GE
       if (vsm_knob_is_global (r->name) != (bdi == NULL))
         {
           g_set_error (error, VSM_ERROR, VSM_ERROR_STATE,
-                       "state: knob '%.64s' does not belong here", *n);
+                       _ ("state: knob '%.64s' does not belong here"), *n);
           vsm_knob_record_free (r);
           return FALSE;
         }
@@ -351,13 +354,13 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
 
   if (!g_key_file_load_from_data (kf, data, len, G_KEY_FILE_NONE, &local))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "state: %s", local->message);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("state: %s"), local->message);
       return NULL;
     }
   bdi = get_opt (kf, "bdi");
   if (!vsm_bdi_is_valid (bdi))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "state: missing or bad bdi");
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("state: missing or bad bdi"));
       return NULL;
     }
   s = vsm_state_new (bdi);
@@ -382,7 +385,7 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
     g_ptr_array_add (s->reasons, g_strdup (*r));
   if (s->disk_name != NULL && (strchr (s->disk_name, '/') || strstr (s->disk_name, "..")))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "state: bad disk name");
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("state: bad disk name"));
       return NULL;
     }
   if (!load_knobs (kf, "disk", s->bdi, s->knobs, error))
@@ -399,7 +402,7 @@ vsm_state_load (const char *bdi, GError **error)
 
   if (!vsm_bdi_is_valid (bdi))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT, "bad bdi '%s'", bdi);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT, _ ("bad bdi '%s'"), bdi);
       return NULL;
     }
   name = bdi_file_name (bdi);
@@ -414,7 +417,7 @@ vsm_state_load (const char *bdi, GError **error)
     }
   if (!g_str_equal (s->bdi, bdi))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "%s names bdi %s", path, s->bdi);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("%s names bdi %s"), path, s->bdi);
       return NULL;
     }
   return g_steal_pointer (&s);
@@ -428,7 +431,7 @@ vsm_state_save (const VsmState *s, GError **error)
 
   if (!vsm_bdi_is_valid (s->bdi))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "bad bdi '%s'", s->bdi);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("bad bdi '%s'"), s->bdi);
       return FALSE;
     }
   data = vsm_state_to_data (s, &len);
@@ -443,14 +446,15 @@ vsm_state_remove_file (const char *name, GError **error)
 
   if (strchr (name, '/') != NULL || name[0] == '.' || !g_str_has_suffix (name, ".state"))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT, "bad state file name '%s'", name);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT, _ ("bad state file name '%s'"),
+                   name);
       return FALSE;
     }
   path = state_path (name);
   if (g_unlink (path) < 0 && errno != ENOENT)
     {
       int errsv = errno;
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "cannot remove %s: %s", path,
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("cannot remove %s: %s"), path,
                    g_strerror (errsv));
       return FALSE;
     }
@@ -464,7 +468,7 @@ vsm_state_remove (const char *bdi, GError **error)
 
   if (!vsm_bdi_is_valid (bdi))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT, "bad bdi '%s'", bdi);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT, _ ("bad bdi '%s'"), bdi);
       return FALSE;
     }
   name = bdi_file_name (bdi);
@@ -537,7 +541,7 @@ vsm_global_state_from_data (const char *data, gsize len, GError **error)
 
   if (!g_key_file_load_from_data (kf, data, len, G_KEY_FILE_NONE, &local))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "global state: %s", local->message);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("global state: %s"), local->message);
       return NULL;
     }
   owners = g_key_file_get_string_list (kf, "global", "owners", NULL, NULL);

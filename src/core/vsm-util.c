@@ -31,7 +31,7 @@ vsm_read_attr (const char *path, GError **error)
 
   if (memchr (contents, '\0', len) != NULL)
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_FAILED, "%s: unexpected binary data", path);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_FAILED, _ ("%s: unexpected binary data"), path);
       return NULL;
     }
 
@@ -73,8 +73,8 @@ vsm_read_u64 (const char *path, guint64 *out, GError **error)
     return FALSE;
   if (!vsm_parse_u64 (text, out))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_FAILED, "%s: not an unsigned number: '%.32s'", path,
-                   text);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_FAILED, _ ("%s: not an unsigned number: '%.32s'"),
+                   path, text);
       return FALSE;
     }
   return TRUE;
@@ -109,8 +109,8 @@ vsm_write_attr (const char *path, const char *value, GError **error)
 
   if (fault_injected ())
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY, "%s: %s (injected by VFAT_SMART_FAIL_WRITE)",
-                   path, g_strerror (EIO));
+      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY,
+                   _ ("%s: %s (injected by VFAT_SMART_FAIL_WRITE)"), path, g_strerror (EIO));
       return FALSE;
     }
 
@@ -121,7 +121,7 @@ vsm_write_attr (const char *path, const char *value, GError **error)
       int errsv = errno;
       g_set_error (error, VSM_ERROR,
                    errsv == EACCES || errsv == EPERM ? VSM_ERROR_PERMISSION : VSM_ERROR_APPLY,
-                   "cannot open %s for writing: %s", path, g_strerror (errsv));
+                   _ ("cannot open %s for writing: %s"), path, g_strerror (errsv));
       return FALSE;
     }
 
@@ -133,16 +133,16 @@ vsm_write_attr (const char *path, const char *value, GError **error)
     {
       int errsv = r < 0 ? errno : EIO;
       close (fd);
-      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY, "cannot write '%s' to %s: %s", value, path,
-                   g_strerror (errsv));
+      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY, _ ("cannot write '%s' to %s: %s"), value,
+                   path, g_strerror (errsv));
       return FALSE;
     }
 
   if (close (fd) < 0)
     {
       int errsv = errno;
-      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY, "cannot write '%s' to %s: %s", value, path,
-                   g_strerror (errsv));
+      g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY, _ ("cannot write '%s' to %s: %s"), value,
+                   path, g_strerror (errsv));
       return FALSE;
     }
   return TRUE;

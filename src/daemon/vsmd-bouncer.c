@@ -103,8 +103,14 @@ ask_polkit (Check *c)
   g_autoptr (PolkitSubject) subject =
     polkit_system_bus_name_new (g_dbus_method_invocation_get_sender (c->invocation));
 
-  polkit_authority_check_authorization (c->bouncer->authority, subject, c->action, NULL,
-                                        POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION,
+  GDBusMessage *msg = g_dbus_method_invocation_get_message (c->invocation);
+  /* a password dialog only for a caller that said it can wait for one */
+  PolkitCheckAuthorizationFlags flags =
+    g_dbus_message_get_flags (msg) & G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION
+      ? POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION
+      : POLKIT_CHECK_AUTHORIZATION_FLAGS_NONE;
+
+  polkit_authority_check_authorization (c->bouncer->authority, subject, c->action, NULL, flags,
                                         NULL, on_polkit_result, c);
 }
 

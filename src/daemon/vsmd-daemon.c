@@ -64,6 +64,10 @@ vsmd_daemon_dispose (GObject *object)
 
   g_clear_handle_id (&self->idle_id, g_source_remove);
   g_clear_handle_id (&self->rescan_id, g_source_remove);
+  /* the mount monitor is the process's own singleton: it outlives us */
+  for (gpointer *o = (gpointer[]){ self->records, self->mounts, self->udisks, self->udev, NULL };
+       *o; o++)
+    g_signal_handlers_disconnect_by_data (*o, self);
   g_clear_object (&self->records);
   if (self->devices)
     unexport_all (self);
@@ -146,8 +150,10 @@ add_device (VsmdDaemon *self, const VsmState *s)
 }
 
 static void
-drop_device (VsmdDaemon *self, const char *bdi)
+drop_device (VsmdDaemon *self, const char *key)
 {
+  /* key may be the table's own (from get_keys): it goes with the entry */
+  g_autofree char *bdi = g_strdup (key);
   VsmdDevice *d = g_hash_table_lookup (self->devices, bdi);
 
   if (d == NULL)
@@ -277,17 +283,37 @@ on_list_devices (VsmDbusManager *m, GDBusMethodInvocation *inv, VsmdDaemon *self
 }
 
 static void
-do_restore_all (GDBusMethodInvocation *inv, gpointer data)
+restore_all_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
-  VsmdDaemon *self = data;
+  GError *error = NULL;
+
+  if (vsm_restore_all (NULL, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+restore_all_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  VsmdDaemon *self = VSMD_DAEMON (source);
+  GDBusMethodInvocation *inv = data;
   g_autoptr (GError) error = NULL;
 
-  /* quick (a few sysfs writes), under a bounded lock wait */
-  if (vsm_restore_all (NULL, &error))
+  if (g_task_propagate_boolean (G_TASK (res), &error))
     g_dbus_method_invocation_return_value (inv, NULL);
   else
     g_dbus_method_invocation_take_error (inv, vsmd_error_from_core (error));
   rescan (self);
+}
+
+/* in a thread: the lock may be held (an apply of ours) for up to its wait */
+static void
+do_restore_all (GDBusMethodInvocation *inv, gpointer data)
+{
+  g_autoptr (GTask) task = g_task_new (data, NULL, restore_all_done, inv);
+
+  g_task_run_in_thread (task, restore_all_run);
 }
 
 static gboolean
@@ -299,18 +325,13 @@ on_restore_all (VsmDbusManager *m, GDBusMethodInvocation *inv, VsmdDaemon *self)
   return TRUE;
 }
 
-/* idle: nothing managed is mounted, nothing at risk, no apply running */
+/* idle: no managed drive present. Not "none mounted": a mount of a drive
+ * that is already plugged sends no uevent, so the udev rule's SYSTEMD_WANTS
+ * would not start the daemon again for it. */
 static gboolean
 is_idle (VsmdDaemon *self)
 {
-  GHashTableIter iter;
-  gpointer value;
-
-  g_hash_table_iter_init (&iter, self->devices);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    if (vsmd_device_is_mounted (value) || vsmd_device_is_busy (value))
-      return FALSE;
-  return TRUE;
+  return g_hash_table_size (self->devices) == 0;
 }
 
 static gboolean
@@ -323,7 +344,7 @@ on_idle_check (gpointer data)
     self->idle_since = now;
   else if (now - self->idle_since >= (gint64)self->idle_seconds * G_USEC_PER_SEC)
     {
-      g_message ("idle for %u s with no managed drive mounted: exiting", self->idle_seconds);
+      g_message ("idle for %u s with no managed drive present: exiting", self->idle_seconds);
       self->idle_id = 0;
       g_signal_emit (self, signals[SIGNAL_IDLE], 0);
       return G_SOURCE_REMOVE;
@@ -351,6 +372,20 @@ publish_kernel (VsmdDaemon *self)
   vsm_dbus_manager_set_flush_fix (self->manager, vsm_flush_fix_to_string (k->flush_fix));
 }
 
+/* After a crash: the vm.* knobs held for a drive that has no record any
+ * more (rescan forgot the records of drives that are gone) go back. */
+static void
+release_phantoms (void)
+{
+  g_autoptr (GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) error = NULL;
+
+  if (!vsm_release_phantom_owners (report, &error))
+    g_warning ("vm.* knobs: %s", error->message);
+  for (guint i = 0; i < report->len; i++)
+    g_message ("%s", (char *)g_ptr_array_index (report, i));
+}
+
 gboolean
 vsmd_daemon_start (VsmdDaemon *self, GDBusConnection *connection, GError **error)
 {
@@ -376,6 +411,7 @@ vsmd_daemon_start (VsmdDaemon *self, GDBusConnection *connection, GError **error
 
   watch_records (self);
   rescan (self);
+  release_phantoms ();
   self->idle_since = g_get_monotonic_time ();
   if (self->idle_seconds > 0)
     self->idle_id = g_timeout_add_seconds (IDLE_CHECK_SECONDS, on_idle_check, self);

@@ -7,10 +7,12 @@
 #include "vsmd-device.h"
 #include "vsmd-error.h"
 #include "vsmd-generated.h"
+#include "vsmd-pacer.h"
 
 #include "vsm-drive-history.h"
 #include "vsm-learn.h"
 #include "vsm-mount.h"
+#include "vsm-pace.h"
 #include "vsm-paths.h"
 #include "vsm-util.h"
 
@@ -26,6 +28,8 @@
  * is kept as a ratio of the dirty threshold and moves with it) */
 #define DRIFT_CHECK_USEC (10 * G_USEC_PER_SEC)
 #define DRIFT_TOLERANCE 0.1
+/* re-applies per mount for a cap the kernel does not keep: then it is left */
+#define DRIFT_MAX_RETRIES 3
 #define NO_UID G_MAXUINT32
 /* without per-device figures (debugfs not mounted) the system's dirty data
  * counts for a drive only this long after it last wrote: the kernel writes
@@ -55,6 +59,12 @@ struct _VsmdDevice
   gboolean mounted;
   guint64 written_at_mount; /* the learner's count when the mount began */
   guint64 measured_this_mount;
+
+  gboolean uses_global; /* the record holds the vm.* knobs */
+  guint drift_retries;  /* re-applies for drift that did not hold, this mount */
+  VsmPace pace;         /* when to pace (vsm-pace.h) */
+  VsmdPacer *pacer;     /* the syncfs worker while pacing */
+  gboolean pace_off;    /* the worker failed on this mount: not again */
 };
 
 enum
@@ -72,6 +82,7 @@ vsmd_device_finalize (GObject *object)
   VsmdDevice *d = VSMD_DEVICE (object);
 
   g_clear_handle_id (&d->tick_id, g_source_remove);
+  g_clear_pointer (&d->pacer, vsmd_pacer_free);
   g_clear_object (&d->skeleton);
   g_clear_object (&d->bouncer);
   g_clear_pointer (&d->learn, vsm_learn_free);
@@ -159,6 +170,7 @@ publish_state (VsmdDevice *d, const VsmState *s)
   vsm_dbus_device_set_class (d->skeleton, s->class_name ? s->class_name : "unknown");
   vsm_dbus_device_set_flush_mode (d->skeleton, s->flush_mode ? s->flush_mode : "");
   vsm_dbus_device_set_cap_bytes (d->skeleton, s->cap_bytes);
+  d->uses_global = s->uses_global;
 }
 
 static void start_job (VsmdDevice *d, gboolean restore, GDBusMethodInvocation *inv);
@@ -312,11 +324,66 @@ record_mount (VsmdDevice *d)
 }
 
 static void
+stop_pacing (VsmdDevice *d)
+{
+  if (d->pacer == NULL)
+    return;
+  g_message ("%s: pacing stopped after %u syncfs", d->bdi, vsmd_pacer_get_rounds (d->pacer));
+  g_clear_pointer (&d->pacer, vsmd_pacer_free);
+  vsm_dbus_device_set_pacing (d->skeleton, FALSE);
+}
+
+static void
+start_pacing (VsmdDevice *d, const char *mount_point)
+{
+  g_autoptr (GError) error = NULL;
+
+  d->pacer = vsmd_pacer_start (d->bdi, d->disk_name, mount_point, &error);
+  if (d->pacer == NULL)
+    {
+      g_message ("%s: cannot pace writeback: %s", d->bdi, error->message);
+      d->pace_off = TRUE;
+      return;
+    }
+  g_message ("%s: pacing writeback of %s (one writer at the cap)", d->bdi, mount_point);
+  vsm_dbus_device_set_pacing (d->skeleton, TRUE);
+}
+
+/* one big writer at the cap: keep syncfs running on the mount; stop as soon
+ * as that ends (vsm-pace.h). Only a disk with one mount: the figures are
+ * the disk's, and the writer could be on another of its file systems. */
+static void
+update_pacing (VsmdDevice *d, const VsmDirtyInfo *di)
+{
+  const char *const *mp = vsm_dbus_device_get_mount_points (d->skeleton);
+  gboolean want = vsm_pace_feed (&d->pace, di, vsm_dbus_device_get_cap_bytes (d->skeleton));
+
+  if (d->pacer && !vsmd_pacer_is_running (d->pacer))
+    {
+      /* it ended: on an error (the mount went) not again on this mount; when
+       * the writer stopped, again only after new samples agree */
+      d->pace_off = vsmd_pacer_failed (d->pacer);
+      d->pace = (VsmPace){ 0 };
+      want = FALSE;
+      stop_pacing (d);
+    }
+  want = want && d->mounted && !d->applying && !d->pace_off && mp && mp[0] && !mp[1];
+  if (want && d->pacer == NULL)
+    start_pacing (d, mp[0]);
+  else if (!want && d->pacer)
+    vsmd_pacer_request_stop (d->pacer); /* Pacing stays TRUE until it ended */
+}
+
+static void
 set_mounted (VsmdDevice *d, gboolean mounted)
 {
   if (mounted == d->mounted)
     return;
   d->mounted = mounted;
+  d->pace_off = FALSE;
+  d->drift_retries = 0;
+  d->pace = (VsmPace){ 0 };
+  stop_pacing (d);
   if (mounted)
     {
       d->written_at_mount = d->learn ? vsm_learn_get_bytes_written (d->learn) : 0;
@@ -349,7 +416,11 @@ vsmd_device_set_mount_points (VsmdDevice *d, const char *const *mount_points)
 void
 vsmd_device_retire (VsmdDevice *d)
 {
-  set_mounted (d, FALSE);
+  /* no history entry: the record went (Restore) or the drive did, not the
+   * mount's end (a pull is recorded as the unmount udisks reports first) */
+  d->mounted = FALSE;
+  stop_pacing (d);
+  g_clear_handle_id (&d->tick_id, g_source_remove);
   vsmd_device_unexport (d);
 }
 
@@ -459,6 +530,9 @@ check_cap_drift (VsmdDevice *d)
     return;
   if (fabs ((double)now - (double)cap) > DRIFT_TOLERANCE * (double)cap)
     {
+      if (d->drift_retries >= DRIFT_MAX_RETRIES)
+        return; /* the kernel does not hold it (above the dirty threshold) */
+      d->drift_retries++;
       g_message ("%s: max_bytes reads %" G_GUINT64_FORMAT " for a cap of %" G_GUINT64_FORMAT
                  " (the dirty threshold moved): applying again",
                  d->bdi, now, cap);
@@ -487,7 +561,7 @@ publish_sample (VsmdDevice *d, const VsmDirtyInfo *di)
   vsm_dbus_device_set_at_risk_bytes (d->skeleton, at_risk);
   vsm_dbus_device_set_at_risk_scope (d->skeleton, di->per_device ? "device" : "system");
   vsm_dbus_device_set_seconds_to_safe (d->skeleton,
-                                       bw > 0 ? round ((double)at_risk / (double)bw * 10) / 10 : 0);
+                                       bw > 1 ? round ((double)at_risk / (double)bw * 10) / 10 : 0);
   vsm_dbus_device_set_bytes_written (d->skeleton, vsm_learn_get_bytes_written (d->learn));
 }
 
@@ -502,7 +576,8 @@ on_tick (gpointer data)
 
   d->tick_id = 0;
   if (vsm_disk_stat_read (d->disk_name, &st, NULL, NULL) &&
-      vsm_learn_feed (d->learn, g_get_monotonic_time (), &st) && !d->applying)
+      vsm_learn_feed (d->learn, g_get_monotonic_time (), &st) && !d->applying &&
+      vsm_dbus_device_get_cap_bytes (d->skeleton) > 0)
     {
       g_autofree char *bw = vsm_format_rate ((double)vsm_learn_get_bandwidth (d->learn));
       g_autofree char *from = vsm_format_bytes (old_cap);
@@ -517,6 +592,7 @@ on_tick (gpointer data)
     d->measured_this_mount = vsm_learn_get_bandwidth (d->learn);
   vsm_dirty_info_read (d->bdi, &di);
   publish_sample (d, &di);
+  update_pacing (d, &di);
   if (g_get_monotonic_time () - d->last_drift_check > DRIFT_CHECK_USEC)
     check_cap_drift (d);
   start_ticking (d, wrote || vsmd_device_is_busy (d) || d->mounted ? TICK_BUSY_MS : TICK_IDLE_MS);
@@ -532,11 +608,30 @@ start_ticking (VsmdDevice *d, guint ms)
 
 /* ---- methods: polkit first, then the work ---- */
 
+/* Whether a change to this drive can reach the vm.* knobs (they act on
+ * every disk): its record holds them, or the kernel has no per-device cap
+ * and the admin allowed the global fallback. */
+static gboolean
+reaches_global (VsmdDevice *d)
+{
+  g_autofree char *cap = vsm_path (VSM_ROOT_SYSFS, "class", "bdi", d->bdi, "max_bytes", NULL);
+  g_autoptr (VsmPolicy) p = NULL;
+
+  if (d->uses_global)
+    return TRUE;
+  if (g_file_test (cap, G_FILE_TEST_EXISTS))
+    return FALSE;
+  p = vsm_policy_load ();
+  return p->allow_global_knobs;
+}
+
+/* tune-own-device only for the caller's own removable drive and nothing
+ * global; everything else is manage */
 static VsmdAuthTarget
 auth_target (VsmdDevice *d)
 {
   VsmdAuthTarget t = { vsm_dbus_device_get_mounted_by (d->skeleton),
-                       vsm_dbus_device_get_removable (d->skeleton) };
+                       vsm_dbus_device_get_removable (d->skeleton) && !reaches_global (d) };
   return t;
 }
 
@@ -613,6 +708,9 @@ do_set_options (GDBusMethodInvocation *inv, gpointer data)
 
   if (!parse_options (options, &seconds, &mode, &error))
     g_dbus_method_invocation_return_gerror (inv, error);
+  else if (d->applying)
+    g_dbus_method_invocation_return_error_literal (inv, VSMD_ERROR, VSMD_ERROR_BUSY,
+                                                   "an apply is running for this drive");
   else
     {
       d->option_seconds = seconds;

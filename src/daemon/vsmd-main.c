@@ -75,7 +75,8 @@ main (int argc, char **argv)
   GOptionEntry entries[] = {
     { "replace", 'r', 0, G_OPTION_ARG_NONE, &replace, N_ ("Replace a running instance"), NULL },
     { "idle-timeout", 0, 0, G_OPTION_ARG_INT, &idle,
-      N_ ("Exit after SECONDS with no managed drive mounted (0: never; default 300)"), "SECONDS" },
+      N_ ("Exit after SECONDS with no managed drive present (0: never; default 300)"),
+      N_ ("SECONDS") },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);

@@ -64,7 +64,9 @@ static void
 on_properties_changed (GDBusObjectManagerClient *m, GDBusObjectProxy *o, GDBusProxy *p,
                        GVariant *changed, GStrv invalidated, VsmdUdisks *u)
 {
-  if (g_variant_lookup_value (changed, "MountPoints", NULL) != NULL ||
+  g_autoptr (GVariant) points = g_variant_lookup_value (changed, "MountPoints", NULL);
+
+  if (points != NULL ||
       g_str_equal (g_dbus_proxy_get_interface_name (p), "org.freedesktop.UDisks2.Filesystem"))
     emit_changed (u);
 }

@@ -47,12 +47,13 @@ vsm_mount_error_to_exit_status (const GError *error)
 }
 
 static gboolean
-need_root (const char *what, GError **error)
+need_root (gboolean mounting, GError **error)
 {
   if (geteuid () == 0)
     return TRUE;
-  g_set_error (error, VSM_ERROR, VSM_ERROR_PERMISSION, _ ("only root can %s with vfat-smart"),
-               what);
+  g_set_error_literal (error, VSM_ERROR, VSM_ERROR_PERMISSION,
+                       mounting ? _ ("only root can mount with vfat-smart")
+                                : _ ("only root can unmount with vfat-smart"));
   return FALSE;
 }
 
@@ -113,7 +114,7 @@ person_overrides (const char *options, VsmOverrides *o, GError **error)
 static gboolean
 check_request (const VsmMountRequest *req, GError **error)
 {
-  if (!need_root ("mount", error))
+  if (!need_root (TRUE, error))
     return FALSE;
   if (req->spec == NULL || req->target == NULL)
     {
@@ -177,9 +178,10 @@ mount_options (const VsmAssessment *a, const VsmMountRequest *req, GPtrArray *no
   return options;
 }
 
+/* what a mount and an unmount context share: libmount's own helpers off, the
+ * target, utab, the namespace */
 static struct libmnt_context *
-mount_context (const VsmMountRequest *req, const char *devnode, const char *fs_type,
-               const char *options, GError **error)
+helper_context (const char *target, const char *namespace, gboolean nomtab, GError **error)
 {
   struct libmnt_context *cxt = mnt_new_context ();
 
@@ -189,21 +191,31 @@ mount_context (const VsmMountRequest *req, const char *devnode, const char *fs_t
       return NULL;
     }
   mnt_context_disable_helpers (cxt, TRUE); /* never /sbin/mount.vfat: we are the helper */
+  mnt_context_set_target (cxt, target);
+  mnt_context_disable_mtab (cxt, nomtab);
+  if (namespace && mnt_context_set_target_ns (cxt, namespace) != 0)
+    {
+      mnt_free_context (cxt);
+      g_set_error (error, VSM_MOUNT_ERROR, MNT_EX_USAGE, _ ("cannot use namespace %s"), namespace);
+      return NULL;
+    }
+  return cxt;
+}
+
+static struct libmnt_context *
+mount_context (const VsmMountRequest *req, const char *devnode, const char *fs_type,
+               const char *options, GError **error)
+{
+  struct libmnt_context *cxt = helper_context (req->target, req->namespace, req->nomtab, error);
+
+  if (cxt == NULL)
+    return NULL;
   mnt_context_set_optsmode (cxt, MNT_OMODE_IGNORE);
   mnt_context_set_source (cxt, devnode);
-  mnt_context_set_target (cxt, req->target);
   mnt_context_set_fstype (cxt, fs_type);
   mnt_context_set_options (cxt, options);
   mnt_context_enable_fake (cxt, req->fake);
-  mnt_context_disable_mtab (cxt, req->nomtab);
   mnt_context_enable_sloppy (cxt, req->sloppy);
-  if (req->namespace && mnt_context_set_target_ns (cxt, req->namespace) != 0)
-    {
-      mnt_free_context (cxt);
-      g_set_error (error, VSM_MOUNT_ERROR, MNT_EX_USAGE, _ ("cannot use namespace %s"),
-                   req->namespace);
-      return NULL;
-    }
   return cxt;
 }
 
@@ -295,26 +307,13 @@ disk_still_mounted (GUdevClient *client, const char *disk_syspath)
 static struct libmnt_context *
 umount_context (const VsmUmountRequest *req, GError **error)
 {
-  struct libmnt_context *cxt = mnt_new_context ();
+  struct libmnt_context *cxt = helper_context (req->target, req->namespace, req->nomtab, error);
 
   if (cxt == NULL)
-    {
-      g_set_error_literal (error, VSM_MOUNT_ERROR, MNT_EX_SYSERR, _ ("out of memory"));
-      return NULL;
-    }
-  mnt_context_disable_helpers (cxt, TRUE);
-  mnt_context_set_target (cxt, req->target);
-  mnt_context_disable_mtab (cxt, req->nomtab);
+    return NULL;
   mnt_context_enable_lazy (cxt, req->lazy);
   mnt_context_enable_force (cxt, req->force);
   mnt_context_enable_rdonly_umount (cxt, req->read_only);
-  if (req->namespace && mnt_context_set_target_ns (cxt, req->namespace) != 0)
-    {
-      mnt_free_context (cxt);
-      g_set_error (error, VSM_MOUNT_ERROR, MNT_EX_USAGE, _ ("cannot use namespace %s"),
-                   req->namespace);
-      return NULL;
-    }
   return cxt;
 }
 
@@ -381,7 +380,7 @@ vsm_umount_run (const VsmUmountRequest *req, GPtrArray *notes, GError **error)
   int rc, excode;
 
   g_return_val_if_fail (req != NULL, FALSE);
-  if (!need_root ("unmount", error) || (cxt = umount_context (req, error)) == NULL)
+  if (!need_root (FALSE, error) || (cxt = umount_context (req, error)) == NULL)
     return FALSE;
 
   /* the device behind the mount point, before it is gone */
@@ -423,18 +422,88 @@ option_value (int argc, char **argv, int *i, const char *arg, char **message)
   return argv[++*i];
 }
 
+/* What one flag letter of a helper's command line does: one table per
+ * helper (the letters it accepts and their meaning) read by one parser. */
+typedef enum
+{
+  FLAG_SET,        /* a gboolean field of the request to TRUE (and `clears` to FALSE) */
+  FLAG_VALUE,      /* takes a value: a const char * field of the request points to it */
+  FLAG_OPTIONS,    /* takes a value: joined to the -o list with commas */
+  FLAG_VERBOSE,    /* -v: *verbose = TRUE */
+  FLAG_SKIP,       /* accepted, nothing to do */
+  FLAG_SKIP_VALUE, /* takes a value, nothing to do */
+} FlagKind;
+
+#define NO_FIELD (-1)
+
 typedef struct
 {
-  const char *flags;  /* accepted flag letters */
-  const char *valued; /* letters that take a value */
-  guint n_paths;      /* positional arguments */
+  char letter;
+  FlagKind kind;
+  glong field;  /* G_STRUCT_OFFSET in the request, or NO_FIELD */
+  glong clears; /* FLAG_SET: a gboolean set to FALSE, or NO_FIELD */
+} HelperFlag;
+
+typedef struct
+{
+  const HelperFlag *flags;
+  gsize n_flags;
+  guint n_paths; /* positional arguments */
 } HelperSyntax;
 
-typedef void (*FlagFunc) (char flag, const char *value, gpointer data);
+/* where the flags go */
+typedef struct
+{
+  gpointer req;
+  gboolean *verbose;
+  GString *options; /* NULL when no flag is FLAG_OPTIONS */
+} HelperTarget;
+
+static const HelperFlag *
+find_flag (const HelperSyntax *syn, char letter)
+{
+  for (gsize i = 0; i < syn->n_flags; i++)
+    if (syn->flags[i].letter == letter)
+      return &syn->flags[i];
+  return NULL;
+}
+
+static gboolean
+takes_value (const HelperFlag *f)
+{
+  return f->kind == FLAG_VALUE || f->kind == FLAG_OPTIONS || f->kind == FLAG_SKIP_VALUE;
+}
+
+static void
+apply_flag (const HelperFlag *f, const char *value, const HelperTarget *t)
+{
+  switch (f->kind)
+    {
+    case FLAG_SET:
+      G_STRUCT_MEMBER (gboolean, t->req, f->field) = TRUE;
+      if (f->clears != NO_FIELD)
+        G_STRUCT_MEMBER (gboolean, t->req, f->clears) = FALSE;
+      break;
+    case FLAG_VALUE:
+      G_STRUCT_MEMBER (const char *, t->req, f->field) = value;
+      break;
+    case FLAG_OPTIONS:
+      if (t->options->len > 0)
+        g_string_append_c (t->options, ',');
+      g_string_append (t->options, value);
+      break;
+    case FLAG_VERBOSE:
+      *t->verbose = TRUE;
+      break;
+    case FLAG_SKIP:
+    case FLAG_SKIP_VALUE:
+      break;
+    }
+}
 
 static gboolean
 parse_helper_args (const HelperSyntax *syn, int argc, char **argv, const char **paths,
-                   FlagFunc func, gpointer data, char **message)
+                   const HelperTarget *t, char **message)
 {
   guint n = 0;
   gboolean only_paths = FALSE;
@@ -442,6 +511,7 @@ parse_helper_args (const HelperSyntax *syn, int argc, char **argv, const char **
   for (int i = 1; i < argc; i++)
     {
       const char *arg = argv[i];
+      const HelperFlag *f;
 
       if (only_paths || arg[0] != '-' || arg[1] == '\0')
         {
@@ -458,22 +528,25 @@ parse_helper_args (const HelperSyntax *syn, int argc, char **argv, const char **
           only_paths = TRUE;
           continue;
         }
-      if (strchr (syn->valued, arg[1]) != NULL)
+      f = find_flag (syn, arg[1]);
+      if (f != NULL && takes_value (f))
         {
           const char *value = option_value (argc, argv, &i, arg, message);
           if (value == NULL)
             return FALSE;
-          func (arg[1], value, data);
+          apply_flag (f, value, t);
           continue;
         }
-      for (const char *f = arg + 1; *f; f++)
+      /* a cluster of flags without values, "-nv" */
+      for (const char *c = arg + 1; *c; c++)
         {
-          if (strchr (syn->flags, *f) == NULL)
+          f = find_flag (syn, *c);
+          if (f == NULL || takes_value (f))
             {
-              *message = g_strdup_printf (_ ("unknown option -%c"), *f);
+              *message = g_strdup_printf (_ ("unknown option -%c"), *c);
               return FALSE;
             }
-          func (*f, NULL, data);
+          apply_flag (f, NULL, t);
         }
     }
   if (n != syn->n_paths)
@@ -485,124 +558,64 @@ parse_helper_args (const HelperSyntax *syn, int argc, char **argv, const char **
   return TRUE;
 }
 
-typedef struct
-{
-  VsmMountRequest *req;
-  gboolean *verbose;
-  GString *options;
-} MountParse;
-
-static void
-mount_flag (char flag, const char *value, gpointer data)
-{
-  MountParse *mp = data;
-
-  switch (flag)
-    {
-    case 's':
-      mp->req->sloppy = TRUE;
-      break;
-    case 'f':
-      mp->req->fake = TRUE;
-      break;
-    case 'n':
-      mp->req->nomtab = TRUE;
-      break;
-    case 'r':
-      mp->req->read_only = TRUE;
-      mp->req->read_write = FALSE;
-      break;
-    case 'w':
-      mp->req->read_write = TRUE;
-      mp->req->read_only = FALSE;
-      break;
-    case 'v':
-      *mp->verbose = TRUE;
-      break;
-    case 'N':
-      mp->req->namespace = value;
-      break;
-    case 't':
-      break; /* vfat-smart or vfat-smart.SUBTYPE: the real type comes from the device */
-    case 'o':
-      if (mp->options->len > 0)
-        g_string_append_c (mp->options, ',');
-      g_string_append (mp->options, value);
-      break;
-    default:
-      break;
-    }
-}
+#define MOUNT_FIELD(name) G_STRUCT_OFFSET (VsmMountRequest, name)
+#define UMOUNT_FIELD(name) G_STRUCT_OFFSET (VsmUmountRequest, name)
 
 gboolean
 vsm_mount_parse_args (int argc, char **argv, VsmMountRequest *req, gboolean *verbose,
                       char **options, char **message)
 {
-  static const HelperSyntax syn = { "sfnrvw", "oNt", 2 };
+  static const HelperFlag flags[] = {
+    { 's', FLAG_SET, MOUNT_FIELD (sloppy), NO_FIELD },
+    { 'f', FLAG_SET, MOUNT_FIELD (fake), NO_FIELD },
+    { 'n', FLAG_SET, MOUNT_FIELD (nomtab), NO_FIELD },
+    { 'r', FLAG_SET, MOUNT_FIELD (read_only), MOUNT_FIELD (read_write) },
+    { 'w', FLAG_SET, MOUNT_FIELD (read_write), MOUNT_FIELD (read_only) },
+    { 'v', FLAG_VERBOSE, NO_FIELD, NO_FIELD },
+    { 'N', FLAG_VALUE, MOUNT_FIELD (namespace), NO_FIELD },
+    { 'o', FLAG_OPTIONS, NO_FIELD, NO_FIELD },
+    /* vfat-smart or vfat-smart.SUBTYPE: the real type comes from the device */
+    { 't', FLAG_SKIP_VALUE, NO_FIELD, NO_FIELD },
+  };
+  static const HelperSyntax syn = { flags, G_N_ELEMENTS (flags), 2 };
   const char *paths[2] = { NULL, NULL };
-  MountParse mp = { req, verbose, g_string_new (NULL) };
+  HelperTarget t = { req, verbose, g_string_new (NULL) };
   gboolean ok;
 
   memset (req, 0, sizeof *req);
   *verbose = FALSE;
   *message = NULL;
-  ok = parse_helper_args (&syn, argc, argv, paths, mount_flag, &mp, message);
+  ok = parse_helper_args (&syn, argc, argv, paths, &t, message);
   req->spec = paths[0];
   req->target = paths[1];
-  *options = g_string_free (mp.options, !ok || mp.options->len == 0);
+  *options = g_string_free (t.options, !ok || t.options->len == 0);
   req->options = *options;
   return ok;
-}
-
-typedef struct
-{
-  VsmUmountRequest *req;
-  gboolean *verbose;
-} UmountParse;
-
-static void
-umount_flag (char flag, const char *value, gpointer data)
-{
-  UmountParse *up = data;
-
-  switch (flag)
-    {
-    case 'f':
-      up->req->force = TRUE;
-      break;
-    case 'l':
-      up->req->lazy = TRUE;
-      break;
-    case 'n':
-      up->req->nomtab = TRUE;
-      break;
-    case 'r':
-      up->req->read_only = TRUE;
-      break;
-    case 'v':
-      *up->verbose = TRUE;
-      break;
-    case 'N':
-      up->req->namespace = value;
-      break;
-    default:
-      break;
-    }
 }
 
 gboolean
 vsm_umount_parse_args (int argc, char **argv, VsmUmountRequest *req, gboolean *verbose,
                        char **message)
 {
-  static const HelperSyntax syn = { "flnrvi", "Nt", 1 };
+  static const HelperFlag flags[] = {
+    { 'f', FLAG_SET, UMOUNT_FIELD (force), NO_FIELD },
+    { 'l', FLAG_SET, UMOUNT_FIELD (lazy), NO_FIELD },
+    { 'n', FLAG_SET, UMOUNT_FIELD (nomtab), NO_FIELD },
+    { 'r', FLAG_SET, UMOUNT_FIELD (read_only), NO_FIELD },
+    { 'v', FLAG_VERBOSE, NO_FIELD, NO_FIELD },
+    { 'i', FLAG_SKIP, NO_FIELD, NO_FIELD },
+    { 'N', FLAG_VALUE, UMOUNT_FIELD (namespace), NO_FIELD },
+    { 't', FLAG_SKIP_VALUE, NO_FIELD, NO_FIELD },
+  };
+  static const HelperSyntax syn = { flags, G_N_ELEMENTS (flags), 1 };
   const char *paths[1] = { NULL };
-  UmountParse up = { req, verbose };
+  HelperTarget t = { req, verbose, NULL };
   gboolean ok;
 
   memset (req, 0, sizeof *req);
   *verbose = FALSE;
   *message = NULL;
-  ok = parse_helper_args (&syn, argc, argv, paths, umount_flag, &up, message);
+  ok = parse_helper_args (&syn, argc, argv, paths, &t, message);
   req->target = paths[0];
   return ok;
 }

@@ -100,6 +100,9 @@ test_bdi_stats (void)
   g_assert_cmpuint (info.writeback_bytes, ==, 12288 * 1024);
   g_assert_cmpuint (info.bdi_thresh_bytes, ==, 38912 * 1024);
   g_assert_cmpuint (info.bandwidth, ==, 15360 * 1024);
+  g_assert_cmpuint (info.dirtied_bytes, ==, 262144 * 1024);
+  g_assert_true (info.has_inodes);
+  g_assert_cmpuint (info.dirty_inodes, ==, 1);
 
   g_assert_false (vsm_bdi_stats_parse ("", &info));
   g_assert_false (vsm_bdi_stats_parse (NULL, &info));
@@ -613,6 +616,8 @@ test_mount_args (void)
     { "/dev/sdb1 /mnt -o", FALSE }, /* -o without value */
     { "/dev/sdb1 /mnt -x", FALSE }, /* unknown flag */
     { "/dev/sdb1 /mnt /extra", FALSE },
+    { "/dev/sdb1 /mnt -vouid=1", FALSE }, /* a flag with a value inside a cluster */
+    { "/dev/sdb1 /mnt -nr", TRUE, "/dev/sdb1", "/mnt", NULL, NULL, .nomtab = TRUE, .ro = TRUE },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -655,7 +660,8 @@ test_umount_args (void)
     const char *argv;
     gboolean ok;
     const char *target;
-    gboolean lazy, force, nomtab, verbose;
+    gboolean lazy, force, nomtab, verbose, ro;
+    const char *ns;
   } cases[] = {
     { "/mnt", TRUE, "/mnt" },
     { "/mnt -lv", TRUE, "/mnt", TRUE, FALSE, FALSE, TRUE },
@@ -663,6 +669,9 @@ test_umount_args (void)
     { "", FALSE },
     { "/mnt /other", FALSE },
     { "/mnt -q", FALSE },
+    { "/mnt -r -i -N /proc/1/ns/mnt", TRUE, "/mnt", .ro = TRUE, .ns = "/proc/1/ns/mnt" },
+    { "/mnt -N", FALSE },
+    { "/mnt -o ro", FALSE }, /* umount takes no -o */
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -683,6 +692,8 @@ test_umount_args (void)
       g_assert_cmpint (req.lazy, ==, cases[i].lazy);
       g_assert_cmpint (req.force, ==, cases[i].force);
       g_assert_cmpint (req.nomtab, ==, cases[i].nomtab);
+      g_assert_cmpint (req.read_only, ==, cases[i].ro);
+      g_assert_cmpstr (req.namespace, ==, cases[i].ns);
       g_assert_cmpint (verbose, ==, cases[i].verbose);
     }
 }

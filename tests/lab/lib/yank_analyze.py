@@ -85,9 +85,57 @@ def covered(intervals, start, n):
     return i >= 0 and intervals[i][0] <= start and start + n <= intervals[i][1]
 
 
+def merge(intervals):
+    """The (start, end) INTERVALS sorted, the overlapping and touching ones joined."""
+    merged = []
+    for a, b in sorted(intervals):
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def is_run_start(p):
+    """Is the split log line P a run's start marker (an even M; odd ones end a run)?"""
+    return p[0] == "M" and int(p[1]) % 2 == 0
+
+
+def written(lines):
+    """The merged byte ranges of the W (write) requests among the request LOG's LINES."""
+    iv = []
+    for l in lines:
+        p = l.split()
+        if p and p[0] == "W":
+            iv.append((int(p[2]), int(p[2]) + int(p[3])))
+    return merge(iv)
+
+
+def written_per_run(lines):
+    """{start marker: the merged ranges written from it up to the Y (yank) that follows
+    it, or up to the next start marker when no write came after the yank (then the filter
+    logs no Y; the next run's mkfs writes only the FATs and the root directory, before its
+    marker)}; writes before the first marker and after a Y belong to no run, and the last
+    run is left out when the log ends before its yank."""
+    out, cur, first = {}, None, 0
+    for i, l in enumerate(lines):
+        p = l.split()
+        if not p:
+            continue
+        if is_run_start(p):
+            if cur is not None:
+                out[cur] = written(lines[first:i])
+            cur, first = int(p[1]), i + 1
+        elif p[0] == "Y" and cur is not None:
+            out[cur] = written(lines[first:i])
+            cur = None
+    return out
+
+
 def written_this_run(log):
     """Merged (start, end) byte ranges the drive wrote between the last yank's run start
-    marker (the last even M before the last Y) and that Y; None if the log has no yank."""
+    marker (the last even M before the last Y, else the log's start) and that Y; None if
+    the log has no yank."""
     with open(log) as f:
         lines = f.read().splitlines()
     y = max((i for i, l in enumerate(lines) if l.startswith("Y ")), default=None)
@@ -96,22 +144,10 @@ def written_this_run(log):
     start = 0
     for i in range(y, -1, -1):
         p = lines[i].split()
-        if p and p[0] == "M" and int(p[1]) % 2 == 0:
+        if p and is_run_start(p):
             start = i
             break
-    iv = []
-    for l in lines[start:y]:
-        p = l.split()
-        if p and p[0] == "W":
-            iv.append((int(p[2]), int(p[2]) + int(p[3])))
-    iv.sort()
-    merged = []
-    for a, b in iv:
-        if merged and a <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
-        else:
-            merged.append((a, b))
-    return merged
+    return written(lines[start:y])
 
 
 def fat_geometry(image, offset):

@@ -1,0 +1,33 @@
+/* vsmd-pacer.h - a worker that keeps syncfs(2) running on a mount while
+ * one big file is written to it (when: src/core/vsm-pace.h)
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _VsmdPacer VsmdPacer;
+
+/* Starts the worker on mount_point, after checking that the file system
+ * mounted there lives on disk_name (a partition of it, or the disk). bdi:
+ * the disk's, whose debugfs figures tell the worker when the writer stopped
+ * (it ends after a syncfs during which nothing new was dirtied). */
+VsmdPacer *vsmd_pacer_start (const char *bdi, const char *disk_name, const char *mount_point,
+                             GError **error);
+/* FALSE once the worker has ended (asked to, the writer stopped, the mount
+ * went, syncfs failed): until then it may hold the mount */
+gboolean vsmd_pacer_is_running (VsmdPacer *pacer);
+/* TRUE when it ended on an error (the mount went, syncfs failed) */
+gboolean vsmd_pacer_failed (VsmdPacer *pacer);
+/* syncfs calls that returned so far */
+guint vsmd_pacer_get_rounds (VsmdPacer *pacer);
+/* Asks the worker to end after its current syncfs; never waits for it
+ * (that can take the cap's worth of writing). */
+void vsmd_pacer_request_stop (VsmdPacer *pacer);
+/* Drops the handle (the worker keeps what it needs until it ends). */
+void vsmd_pacer_free (VsmdPacer *pacer);
+
+G_END_DECLS
