@@ -337,10 +337,11 @@ starting_bandwidth (VsmPlan *plan, const VsmDevice *d, const PlanRow *row)
       g_strdup_printf (_ ("starting value for %s"), vsm_class_to_string (plan->klass));
 }
 
-/* Step 4: the cap (bandwidth: measured > policy > table) and its knobs */
+/* The drive's bandwidth (measured > policy > table): what the cap is sized
+ * from, and what seconds to safe are counted in with or without a cap */
 static void
-plan_cap (VsmPlan *plan, const VsmDevice *d, const PlanRow *row, const VsmPolicy *policy,
-          const VsmOverrides *o, const CapMechanism *m)
+plan_bandwidth (VsmPlan *plan, const VsmDevice *d, const PlanRow *row, const VsmPolicy *policy,
+                const VsmOverrides *o)
 {
   if (o && o->bandwidth > 0)
     {
@@ -355,6 +356,12 @@ plan_cap (VsmPlan *plan, const VsmDevice *d, const PlanRow *row, const VsmPolicy
     }
   else
     starting_bandwidth (plan, d, row);
+}
+
+/* Step 4: the cap from the bandwidth, and its knobs */
+static void
+plan_cap (VsmPlan *plan, const VsmPolicy *policy, const CapMechanism *m)
+{
   plan->cap_bytes = clamp_cap (plan, policy);
   plan->cap_via = m->name;
   for (guint i = 0; i < G_N_ELEMENTS (m->knobs); i++)
@@ -408,8 +415,9 @@ vsm_plan_compute (const VsmDevice *d, const VsmClassification *c, const VsmPolic
   if (decide_managed (plan, d, row, policy))
     {
       plan->flush_mode = fit_kernel (plan, choose_mode (plan, policy, o), kernel, mechanism);
+      plan_bandwidth (plan, d, row, policy, o);
       if (plan->flush_mode == VSM_FLUSH_MODE_DIRTY_CAP)
-        plan_cap (plan, d, row, policy, o, mechanism);
+        plan_cap (plan, policy, mechanism);
       else if (plan->flush_mode == VSM_FLUSH_MODE_KERNEL_FLUSH)
         explain_flush (plan, kernel);
       else if (plan->flush_mode == VSM_FLUSH_MODE_SYNC)
