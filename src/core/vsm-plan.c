@@ -103,8 +103,8 @@ add_knob (VsmPlan *plan, const char *name, guint64 value)
   g_ptr_array_add (plan->knobs, k);
 }
 
-static gboolean
-device_ignored (const VsmDevice *d, const VsmPolicy *policy, const char **which)
+gboolean
+vsm_plan_device_ignored (const VsmDevice *d, const VsmPolicy *policy, const char **which)
 {
   g_autofree char *usb_id = NULL;
 
@@ -253,7 +253,7 @@ decide_managed (VsmPlan *plan, const VsmDevice *d, const PlanRow *row, const Vsm
   if (!policy->enabled)
     plan->left_alone_reason =
       g_strdup (_ ("disabled by policy (enabled=false): udisks' defaults, no knobs"));
-  else if (device_ignored (d, policy, &ignored))
+  else if (vsm_plan_device_ignored (d, policy, &ignored))
     plan->left_alone_reason =
       g_strdup_printf (_ ("listed in ignore-devices (%s): udisks' defaults, no knobs"), ignored);
   else if (!row->managed)

@@ -437,6 +437,13 @@ vsm_state_save (const VsmState *s, GError **error)
 }
 
 gboolean
+vsm_state_write_file (const char *name, const char *data, gsize len, GError **error)
+{
+  g_return_val_if_fail (strchr (name, '/') == NULL && name[0] != '.', FALSE);
+  return write_atomic (name, data, len, error);
+}
+
+gboolean
 vsm_state_remove_file (const char *name, GError **error)
 {
   g_autofree char *path = NULL;
