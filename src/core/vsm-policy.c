@@ -188,8 +188,8 @@ static const struct
   { "notify-safe", NULL, G_STRUCT_OFFSET (VsmPolicy, notify_safe) },
 };
 
-const char *const vsm_policy_user_keys[] = { "max-dirty-seconds", "flush-mode",
-                                             "class-flush-modes", "ignore-devices", NULL };
+const char *const vsm_policy_user_keys[] = { "max-dirty-seconds", "flush-mode", "class-flush-modes",
+                                             "ignore-devices", NULL };
 
 gboolean
 vsm_policy_is_user_key (const char *key)

@@ -103,8 +103,8 @@ check_user_may (const VsmPolicy *admin, const char *key, GError **error)
     }
   if (vsm_policy_is_locked (admin, key))
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_PERMISSION,
-                   _ ("%s is locked by the administrator"), key);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_PERMISSION, _ ("%s is locked by the administrator"),
+                   key);
       return FALSE;
     }
   return TRUE;
@@ -156,7 +156,8 @@ vsm_user_options_update (VsmUserOptions *o, GVariant *options, const VsmPolicy *
       if (!check_value (key, value, error) || (as_user && !check_user_may (admin, key, error)))
         return FALSE;
       g_hash_table_insert (next, g_strdup (key),
-                           as_user ? clamp_value (admin, key, value, notes) : g_variant_ref (value));
+                           as_user ? clamp_value (admin, key, value, notes)
+                                   : g_variant_ref (value));
     }
   g_hash_table_unref (o->values);
   o->values = g_steal_pointer (&next);

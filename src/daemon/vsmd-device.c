@@ -29,6 +29,8 @@
 #define DRIFT_CHECK_USEC (10 * G_USEC_PER_SEC)
 #define DRIFT_TOLERANCE 0.1
 #define NO_UID G_MAXUINT32
+/* SetOptions kept by a previous run wait this long for their mount */
+#define ADOPT_WAIT_USEC (10 * G_USEC_PER_SEC)
 /* without per-device figures (debugfs not mounted) the system's dirty data
  * counts for a drive only this long after it last wrote: the kernel writes
  * dirty pages out after dirty_expire_centisecs (30 s) at the latest */
@@ -49,7 +51,8 @@ struct _VsmdDevice
   VsmLearnLimits limits;
   VsmUserOptions *options; /* SetOptions for this mount (vsmd-options.c) */
   VsmUserOptions *adopted; /* read at start, until the mount is known */
-  gboolean applying;        /* an apply or restore runs in a thread */
+  gint64 adopt_until;
+  gboolean applying; /* an apply or restore runs in a thread */
   guint tick_id;
   gint64 last_drift_check;
 
@@ -252,6 +255,7 @@ vsmd_device_new (VsmdBouncer *bouncer, const VsmState *s)
   g_signal_connect (d->skeleton, "handle-restore", G_CALLBACK (on_restore), d);
   g_signal_connect (d->skeleton, "handle-set-options", G_CALLBACK (on_set_options), d);
   d->adopted = vsmd_options_adopt (d->bdi);
+  d->adopt_until = g_get_monotonic_time () + ADOPT_WAIT_USEC;
   vsmd_device_update_state (d, s);
   read_facts (d);
   start_ticking (d, TICK_IDLE_MS);
@@ -345,7 +349,8 @@ follow_mount (VsmdDevice *d, guint32 uid, const char *const *mount_points)
 {
   g_autofree char *key = vsm_user_options_mount_key (uid, mount_points);
 
-  if (d->adopted != NULL)
+  /* udisks may answer after libmount: a while to see the mount again */
+  if (d->adopted != NULL && (d->mounted || g_get_monotonic_time () > d->adopt_until))
     {
       VsmUserOptions *o = g_steal_pointer (&d->adopted);
       if (d->mounted && g_strcmp0 (o->mount, key) == 0)
@@ -355,6 +360,7 @@ follow_mount (VsmdDevice *d, guint32 uid, const char *const *mount_points)
           return;
         }
       vsm_user_options_free (o);
+      vsm_user_options_remove (d->bdi, NULL);
     }
   if (d->options != NULL && (!d->mounted || g_strcmp0 (d->options->mount, key) != 0))
     reset_options (d, NULL);
@@ -366,6 +372,7 @@ vsmd_device_set_mount_points (VsmdDevice *d, const char *const *mount_points)
   g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
   g_autoptr (GPtrArray) mounts = vsm_mounts_for_disk (client, d->disk_syspath);
   g_autoptr (GPtrArray) targets = g_ptr_array_new ();
+  guint32 owner;
 
   if (mount_points == NULL)
     {
@@ -374,10 +381,13 @@ vsmd_device_set_mount_points (VsmdDevice *d, const char *const *mount_points)
       g_ptr_array_add (targets, NULL);
       mount_points = (const char *const *)targets->pdata;
     }
+  owner = mount_owner (mounts);
+  if (owner == NO_UID)
+    owner = vsmd_options_mount_point_owner (mount_points);
   vsm_dbus_device_set_mount_points (d->skeleton, mount_points);
-  vsm_dbus_device_set_mounted_by (d->skeleton, mount_owner (mounts));
+  vsm_dbus_device_set_mounted_by (d->skeleton, owner);
   set_mounted (d, mount_points[0] != NULL);
-  follow_mount (d, mount_owner (mounts), mount_points);
+  follow_mount (d, owner, mount_points);
 }
 
 void

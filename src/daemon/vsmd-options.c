@@ -12,9 +12,11 @@
 #include "vsm-plan.h"
 #include "vsm-util.h"
 
+#include <sys/stat.h>
+
 VsmUserOptions *
-vsmd_options_update (const char *bdi, const VsmUserOptions *current,
-                     GDBusMethodInvocation *inv, guint32 uid, const char *granted)
+vsmd_options_update (const char *bdi, const VsmUserOptions *current, GDBusMethodInvocation *inv,
+                     guint32 uid, const char *granted)
 {
   g_autoptr (GVariant) options =
     g_variant_get_child_value (g_dbus_method_invocation_get_parameters (inv), 0);
@@ -94,8 +96,18 @@ vsmd_options_publish (VsmDbusDevice *skeleton, const VsmPolicy *p)
     {
       const char *key = vsm_policy_key_name (i);
       g_autofree char *value = vsm_policy_print_value (p, key);
-      g_variant_builder_add (&b, "(sss)", key, value ? value : "",
-                             vsm_policy_get_origin (p, key));
+      g_variant_builder_add (&b, "(sss)", key, value ? value : "", vsm_policy_get_origin (p, key));
     }
   vsm_dbus_device_set_policy (skeleton, g_variant_builder_end (&b));
+}
+
+guint32
+vsmd_options_mount_point_owner (const char *const *mount_points)
+{
+  struct stat st;
+
+  if (mount_points == NULL || mount_points[0] == NULL || stat (mount_points[0], &st) < 0 ||
+      !S_ISDIR (st.st_mode))
+    return G_MAXUINT32;
+  return st.st_uid;
 }

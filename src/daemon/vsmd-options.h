@@ -28,6 +28,11 @@ void vsmd_options_store (const char *bdi, const VsmUserOptions *options);
 /* what a previous run kept, or NULL */
 VsmUserOptions *vsmd_options_adopt (const char *bdi);
 
+/* Who owns the first mount point's root directory: FAT has no owners,
+ * its root is the uid= of the mount. For a mount libmount does not list
+ * (yet) with uid=; G_MAXUINT32 when none. */
+guint32 vsmd_options_mount_point_owner (const char *const *mount_points);
+
 /* the Policy property from the policy in force */
 void vsmd_options_publish (VsmDbusDevice *skeleton, const VsmPolicy *policy);
 

@@ -470,6 +470,133 @@ class TestDaemon(unittest.TestCase):
         r = self.cli("plan", node)
         self.assertNotIn("learned on this drive", r.stdout)
 
+    # ---- per-user options (issue 14) ----
+
+    def admin_settings(self, settings="", locks=()):
+        """the daemon's system settings: a keyfile, its defaults, its locks
+        (GLib's keyfile backend, as dconf's system databases would be)"""
+        d = os.path.join(self.tmp, "settings-" + self.id().split(".")[-1])
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "settings"), "w") as f:
+            f.write("[org/vfatsmart]\n" + settings)
+        with open(os.path.join(d, "locks"), "w") as f:
+            f.write("".join("/org/vfatsmart/%s\n" % k for k in locks))
+        self.env["VFAT_SMART_SETTINGS_DIR"] = d
+
+    def user_mounted_stick(self, uid=65534):
+        """a managed stick that udisks says is mounted, its root owned by uid
+        (FAT's root directory belongs to the mount's uid=)"""
+        node, bdi, path = self.managed_stick()
+        major, minor = (int(x) for x in bdi.split(":"))
+        self.start_udisks_mock((major << 8) | (minor + 1))
+        self.mount_dir = os.path.join(self.tmp, "media-" + self.id().split(".")[-1], "STICKSS")
+        os.makedirs(self.mount_dir, exist_ok=True)
+        os.chown(self.mount_dir, uid, uid)
+        self.udisks_mount_points([self.mount_dir])
+        return node, bdi, path
+
+    def caller_uid(self):
+        return 65534 if os.geteuid() == 0 else os.geteuid()
+
+    def policy_of(self, path):
+        return {k: (v, o) for k, v, o in self.prop(path, "Policy")}
+
+    def test_user_options_clamped_and_locked(self):
+        self.admin_settings("user-max-dirty-seconds=3.0\n", locks=["flush-mode"])
+        _, bdi, path = self.user_mounted_stick(self.caller_uid())
+        self.start_daemon()
+        wait_for(lambda: self.prop(path, "MountedBy") == self.caller_uid(), what="MountedBy")
+        self.polkit_allow(["org.vfatsmart.tune-own-device"])
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "CapBytes"), 19 * 1024 * 1024)
+        pol = self.policy_of(path)
+        self.assertEqual(pol["max-dirty-seconds"], ("1.0", "user"))
+        self.assertEqual(pol["flush-mode"][1], "locked")
+        self.assertEqual(pol["user-max-dirty-seconds"], ("3.0", "admin"))
+        self.assertEqual(pol["dirty-cap-max-bytes"][1], "built-in")
+        # above the admin's bound: lowered to it (3 s: 57 MiB)
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <20.0>}")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "CapBytes"), 57 * 1024 * 1024)
+        self.assertEqual(self.policy_of(path)["max-dirty-seconds"], ("3.0", "user"))
+        # a locked key is never the user's; the rest of the call is refused with it
+        ok, err = self.call_unprivileged(path, "SetOptions",
+                                         "{'flush-mode': <'off'>, 'max-dirty-seconds': <1.0>}")
+        self.assertFalse(ok)
+        self.assertIn("NotAuthorized", err)
+        self.assertIn("flush-mode is locked", err)
+        self.assertEqual(self.prop(path, "CapBytes"), 57 * 1024 * 1024)
+        # machine-wide keys are not a user's to send
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'allow-global-knobs': <true>}")
+        self.assertFalse(ok)
+        self.assertIn("InvalidArgument", err)
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'dirty-cap-max-bytes': <uint64 1>}")
+        self.assertFalse(ok)
+        # reset: back to the admin's policy
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'reset': <true>}")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        self.assertEqual(self.policy_of(path)["max-dirty-seconds"], ("2.0", "built-in"))
+
+    def test_user_tuning_forbidden(self):
+        self.admin_settings("allow-user-tuning=false\n")
+        _, _, path = self.user_mounted_stick(self.caller_uid())
+        self.start_daemon()
+        wait_for(lambda: self.prop(path, "MountedBy") == self.caller_uid(), what="MountedBy")
+        self.polkit_allow(["org.vfatsmart.tune-own-device"])
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.assertFalse(ok)
+        self.assertIn("NotAuthorized", err)
+        self.assertIn("allow-user-tuning", err)
+        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+
+    def test_user_cannot_tune_another_users_drive(self):
+        self.admin_settings()
+        _, _, path = self.user_mounted_stick(uid=4242)
+        self.start_daemon()
+        wait_for(lambda: self.prop(path, "MountedBy") == 4242, what="MountedBy")
+        self.polkit_allow(["org.vfatsmart.tune-own-device"])
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.assertFalse(ok)
+        self.assertIn("NotAuthorized", err)
+        self.assertIn("org.vfatsmart.manage", err)
+        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+
+    def test_options_survive_restart(self):
+        self.admin_settings()
+        _, bdi, path = self.user_mounted_stick(self.caller_uid())
+        self.start_daemon()
+        wait_for(lambda: self.prop(path, "MountedBy") == self.caller_uid(), what="MountedBy")
+        self.polkit_allow(["org.vfatsmart.tune-own-device"])
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.assertTrue(ok, err)
+        options = os.path.join(self.state, bdi.replace(":", "-") + ".options")
+        self.assertTrue(os.path.exists(options))
+        # kill -9, then activation again: the options of this mount count again
+        self.daemon.kill()
+        self.daemon.wait()
+        self.daemon = None
+        wait_for(lambda: not self.name_has_owner(BUS_NAME), what="the name to go")
+        self.start_daemon()
+        wait_for(lambda: self.policy_of(path)["max-dirty-seconds"] == ("1.0", "user"),
+                 what="the kept options")
+        self.assertEqual(self.prop(path, "CapBytes"), 19 * 1024 * 1024)
+        # a re-apply by the daemon keeps them
+        self.call(path, "Apply")
+        self.assertEqual(self.prop(path, "CapBytes"), 19 * 1024 * 1024)
+        # the unmount ends them, the file goes
+        self.udisks_mount_points([])
+        wait_for(lambda: not os.path.exists(options), what="the options file to go")
+        self.assertEqual(self.policy_of(path)["max-dirty-seconds"], ("2.0", "built-in"))
+        # a garbage file of a previous run is not obeyed
+        self.stop_daemon()
+        with open(options, "w") as f:
+            f.write("[options]\nsource=user\nuid=x\n")
+        os.chmod(options, 0o644)
+        self.start_daemon()
+        wait_for(lambda: not os.path.exists(options), what="the bad options file to go")
+
     def test_idle_exit(self):
         _, _, path = self.managed_stick()
         self.daemon = subprocess.Popen([DAEMON, "--idle-timeout=1"], env=self.env)
