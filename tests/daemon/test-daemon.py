@@ -597,6 +597,144 @@ class TestDaemon(unittest.TestCase):
         self.start_daemon()
         wait_for(lambda: not os.path.exists(options), what="the bad options file to go")
 
+    # ---- vfat-smart agent (issue 14) ----
+
+    def start_session_bus(self):
+        """a session bus with dbusmock's notification daemon on it"""
+        sock = os.path.join(self.tmp, "session_bus-" + self.id().split(".")[-1])
+        conf = sock + ".conf"
+        with open(conf, "w") as f:
+            f.write(BUS_CONFIG.replace("<type>system</type>", "<type>session</type>") % sock)
+        bus = subprocess.Popen(["dbus-daemon", "--nofork", "--config-file", conf])
+        self.addCleanup(lambda: (bus.terminate(), bus.wait()))
+        wait_for(lambda: os.path.exists(sock), what="the session bus")
+        self.session_address = "unix:path=" + sock
+        env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=self.session_address)
+        notifyd = subprocess.Popen(
+            [sys.executable, "-m", "dbusmock", "--template", "notification_daemon"],
+            stdout=subprocess.DEVNULL, env=env)
+        self.addCleanup(lambda: (notifyd.terminate(), notifyd.wait()))
+        self.session = Gio.DBusConnection.new_for_address_sync(
+            self.session_address,
+            Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
+            | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        self.addCleanup(lambda: self.session.close_sync(None))
+
+        def has_notifyd():
+            r = self.session.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "NameHasOwner",
+                                       GLib.Variant("(s)", ("org.freedesktop.Notifications",)),
+                                       None, Gio.DBusCallFlags.NONE, -1, None)
+            return r.unpack()[0]
+        wait_for(has_notifyd, what="the notification mock")
+
+    def notifications(self):
+        r = self.session.call_sync("org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+                                   "org.freedesktop.DBus.Mock", "GetMethodCalls",
+                                   GLib.Variant("(s)", ("Notify",)), None, Gio.DBusCallFlags.NONE,
+                                   -1, None)
+        return [args for _, args in r.unpack()[0]]
+
+    def user_env(self):
+        """the caller's session: its own keyfile settings, the buses"""
+        home = os.path.join(self.tmp, "home-" + self.id().split(".")[-1])
+        os.makedirs(os.path.join(home, "glib-2.0", "settings"), exist_ok=True)
+        for dirpath, _, _ in os.walk(home):
+            os.chown(dirpath, self.caller_uid(), self.caller_uid())
+        env = dict(self.env, XDG_CONFIG_HOME=home, GSETTINGS_BACKEND="keyfile",
+                   DBUS_SESSION_BUS_ADDRESS=self.session_address, HOME=home)
+        env.pop("VFAT_SMART_SETTINGS_DIR", None)  # the admin's, not the user's
+        return env
+
+    def as_caller(self, cmd):
+        if os.geteuid() == 0:
+            return ["setpriv", "--reuid=%d" % self.caller_uid(), "--regid=%d" % self.caller_uid(),
+                    "--clear-groups"] + cmd
+        return cmd
+
+    def gsettings(self, *args):
+        r = subprocess.run(self.as_caller(["gsettings"] + list(args)), env=self.user_env(),
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def start_agent(self):
+        agent = subprocess.Popen(self.as_caller([CLI, "agent"]), env=self.user_env())
+        self.addCleanup(lambda: (agent.terminate(), agent.wait()))
+        return agent
+
+    def copy(self, bdi, path):
+        """data at risk for a few samples, then written out"""
+        self.set_stats(bdi, 20000, 4000)
+        wait_for(lambda: self.prop(path, "AtRiskBytes") > 0, what="data at risk")
+        self.pump(1.5)
+        self.set_stats(bdi, 0, 0)
+        wait_for(lambda: self.prop(path, "AtRiskBytes") == 0, what="nothing at risk")
+
+    def test_agent_tunes_and_notifies(self):
+        self.admin_settings()
+        self.start_session_bus()
+        _, bdi, path = self.user_mounted_stick(self.caller_uid())
+        self.polkit_allow(["org.vfatsmart.tune-own-device"])
+        self.start_daemon()
+        wait_for(lambda: self.prop(path, "MountedBy") == self.caller_uid(), what="MountedBy")
+        agent = self.start_agent()
+        # nothing set by the user: the admin's policy (the agent sent only reset)
+        self.pump(2)
+        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        # `gsettings set` as the user, and nothing else: half the cap
+        self.gsettings("set", "org.vfatsmart", "max-dirty-seconds", "1.0")
+        wait_for(lambda: self.prop(path, "CapBytes") == 19 * 1024 * 1024, what="the user's cap")
+        self.assertEqual(self.policy_of(path)["max-dirty-seconds"], ("1.0", "user"))
+        # a second agent in the same session steps aside
+        r = subprocess.run(self.as_caller([CLI, "agent"]), env=self.user_env(), timeout=20,
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("another vfat-smart agent", r.stderr)
+        # a copy drains: "safe to unplug", once
+        self.assertEqual(self.notifications(), [])
+        self.copy(bdi, path)
+        wait_for(lambda: len(self.notifications()) == 1, what="the notification")
+        n = self.notifications()[0]
+        self.assertEqual(n[0], "vfat-smart")
+        self.assertEqual(n[3], "STICKSS is safe to unplug")
+        self.pump(2)
+        self.assertEqual(len(self.notifications()), 1)
+        # off by the user's key
+        self.gsettings("set", "org.vfatsmart", "notify-safe", "false")
+        self.pump(1)
+        self.copy(bdi, path)
+        self.pump(2)
+        self.assertEqual(len(self.notifications()), 1)
+        # the user resets the key: the admin's value again
+        self.gsettings("reset", "org.vfatsmart", "max-dirty-seconds")
+        wait_for(lambda: self.prop(path, "CapBytes") == 38 * 1024 * 1024, what="the admin's cap")
+        self.assertIsNone(agent.poll())
+
+    def test_agent_pull_with_data_at_risk(self):
+        self.admin_settings()
+        self.start_session_bus()
+        node, bdi, path = self.user_mounted_stick(self.caller_uid())
+        _, disk_sys, _ = self.fixture_nodes("usb-storage-ss-stick")
+        self.polkit_allow(["org.vfatsmart.tune-own-device"])
+        self.start_daemon()
+        wait_for(lambda: self.prop(path, "MountedBy") == self.caller_uid(), what="MountedBy")
+        self.start_agent()
+        self.pump(2)
+        self.set_stats(bdi, 20000, 4000)
+        wait_for(lambda: self.prop(path, "AtRiskBytes") == 24000 * 1024, what="data at risk")
+        self.pump(1.5)
+        # pulled: the disk and its node go, and the udev rule's helper forgets
+        # the record on the remove event (vsm_forget, as `forget MAJ:MIN` does)
+        self.bed.remove_device(disk_sys)
+        r = self.cli("forget", bdi)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        wait_for(lambda: self.list_devices() == [], what="the object to go")
+        wait_for(lambda: len(self.notifications()) == 1, what="the notification")
+        n = self.notifications()[0]
+        self.assertEqual(n[3], "STICKSS was unplugged too early")
+        self.assertRegex(n[4], r"^About 23.4.MiB written to it had not reached the drive")
+        self.assertFalse(os.path.exists(os.path.join(self.state, bdi.replace(":", "-") + ".options")))
+
     def test_idle_exit(self):
         _, _, path = self.managed_stick()
         self.daemon = subprocess.Popen([DAEMON, "--idle-timeout=1"], env=self.env)
