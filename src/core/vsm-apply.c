@@ -637,6 +637,22 @@ drop_phantom_owners (GPtrArray *report, GString *failures)
 }
 
 gboolean
+vsm_release_phantom_owners (GPtrArray *report, GError **error)
+{
+  g_autoptr (GString) failures = g_string_new (NULL);
+  int lock = vsm_state_lock (VSM_LOCK_WAIT_MS, error);
+  gboolean ok;
+
+  if (lock < 0)
+    return FALSE;
+  ok = drop_phantom_owners (report, failures);
+  vsm_state_unlock (lock);
+  if (!ok)
+    g_set_error_literal (error, VSM_ERROR, VSM_ERROR_APPLY, failures->str);
+  return ok;
+}
+
+gboolean
 vsm_restore_all (GPtrArray *report, GError **error)
 {
   g_autoptr (GPtrArray) corrupt = g_ptr_array_new_with_free_func (g_free);

@@ -64,6 +64,11 @@ gboolean vsm_forget (const char *bdi, guint lock_wait_ms, GPtrArray *report, GEr
  * vsm_forget_file). */
 gboolean vsm_restore_all (GPtrArray *report, GError **error);
 
+/* Lets go of vm.* owners that have no record (a crash between writing the
+ * knobs and the record, a full /run): the knobs go back when no owner is
+ * left. What vfat-smartd does at start; restore --all does it too. */
+gboolean vsm_release_phantom_owners (GPtrArray *report, GError **error);
+
 /* Forgets a corrupt record by file name, writing nothing. */
 gboolean vsm_forget_file (const char *name, GError **error);
 

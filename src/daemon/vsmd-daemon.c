@@ -354,6 +354,20 @@ publish_kernel (VsmdDaemon *self)
   vsm_dbus_manager_set_flush_fix (self->manager, vsm_flush_fix_to_string (k->flush_fix));
 }
 
+/* After a crash: the vm.* knobs held for a drive that has no record any
+ * more (rescan forgot the records of drives that are gone) go back. */
+static void
+release_phantoms (void)
+{
+  g_autoptr (GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) error = NULL;
+
+  if (!vsm_release_phantom_owners (report, &error))
+    g_warning ("vm.* knobs: %s", error->message);
+  for (guint i = 0; i < report->len; i++)
+    g_message ("%s", (char *)g_ptr_array_index (report, i));
+}
+
 gboolean
 vsmd_daemon_start (VsmdDaemon *self, GDBusConnection *connection, GError **error)
 {
@@ -379,6 +393,7 @@ vsmd_daemon_start (VsmdDaemon *self, GDBusConnection *connection, GError **error
 
   watch_records (self);
   rescan (self);
+  release_phantoms ();
   self->idle_since = g_get_monotonic_time ();
   if (self->idle_seconds > 0)
     self->idle_id = g_timeout_add_seconds (IDLE_CHECK_SECONDS, on_idle_check, self);

@@ -13,6 +13,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -434,28 +435,32 @@ class TestDaemon(unittest.TestCase):
         self.udisks_mount_points(["/media/labuser/STICKSS"])
         wait_for(lambda: self.prop(path, "MountPoints") == ["/media/labuser/STICKSS"],
                  what="MountPoints from udisks")
-        # a copy of 3 s at 30 MB/s while mounted
-        sectors = ticks = 0
-        for _ in range(12):
-            sectors += 30000000 // 4 // 512
-            ticks += 250
-            self.write_stat(disk_sys, sectors, ticks)
-            self.pump(0.25)
+        # a copy of 3 s at 30 MB/s while mounted, busy all the time: the
+        # counters follow the clock, so a loaded machine only stretches it
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 3.0:
+            ms = int((time.monotonic() - t0) * 1000)
+            self.write_stat(disk_sys, 30000000 // 1000 * ms // 512, ms)
+            self.pump(0.05)
         wait_for(lambda: self.prop(path, "WriteBandwidth") > 0, what="a measurement")
         self.udisks_mount_points([])
         wait_for(lambda: self.prop(path, "MountPoints") == [], what="the unmount")
         wait_for(lambda: self.prop(path, "History") != "", what="the history")
-        self.assertEqual(self.prop(path, "History"), "last 1 mounts: 30.0 MB/s")
+        # the file lags the clock by up to one update (50 ms): a few % at most
+        history = self.prop(path, "History")
+        self.assertRegex(history, r"^last 1 mounts: [0-9.]+ MB/s$")
+        self.assertAlmostEqual(float(history.split()[3]), 30.0, delta=1.5)
         with open(os.path.join(self.lib, "drives.history")) as f:
             text = f.read()
         self.assertIn("[drive usb:", text)
         self.assertIn(":STICKSS1]", text)
         learned = int(text.split("\nbandwidth=")[1].split("\n")[0])
-        self.assertAlmostEqual(learned / 30e6, 1.0, delta=0.01)
+        self.assertAlmostEqual(learned / 30e6, 1.0, delta=0.05)
         # status shows it, without the daemon too
         self.stop_daemon()
         r = self.cli("status")
-        self.assertRegex(r.stdout, r"History: +last 1 mounts: 30.0 MB/s \(usb:46f4:0001:STICKSS1\)")
+        self.assertRegex(r.stdout, r"History: +last 1 mounts: %s \(usb:46f4:0001:STICKSS1\)"
+                         % re.escape(history[len("last 1 mounts: "):]))
         r = self.cli("status", "--json")
         entry = json.loads(r.stdout)["devices"][0]
         self.assertEqual(entry["history"]["identity"], "usb:46f4:0001:STICKSS1")
@@ -463,7 +468,7 @@ class TestDaemon(unittest.TestCase):
         # the next plan of this drive starts from it
         r = self.cli("plan", node)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("learned on this drive (last 1 mounts: 30.0 MB/s)", r.stdout)
+        self.assertIn("learned on this drive (%s)" % history, r.stdout)
         # forget --history drops it
         r = self.cli("forget", "--history", node)
         self.assertEqual(r.returncode, 0, r.stderr)

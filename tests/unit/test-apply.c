@@ -354,6 +354,37 @@ test_phantom_owner (Tree *t, gconstpointer data)
   assert_file (t, "proc/sys/vm/dirty_ratio", "20");
 }
 
+/* what the daemon does at start: only the owners without a record go; a
+ * disk that still has its record keeps the vm.* knobs as they are */
+static void
+test_release_phantom_owners (Tree *t, gconstpointer data)
+{
+  g_autoptr (VsmDevice) a = device (2);
+  g_autoptr (VsmDevice) b = device (3);
+  g_autoptr (VsmPlan) pa = plan_for (a, VSM_FLUSH_MODE_AUTO, TRUE);
+  g_autoptr (VsmPlan) pb = plan_for (b, VSM_FLUSH_MODE_AUTO, TRUE);
+  g_autoptr (VsmState) sa = NULL;
+  g_autoptr (VsmState) sb = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
+
+  sa = vsm_apply (a, pa, &options, &error);
+  g_assert_no_error (error);
+  sb = vsm_apply (b, pb, &options, &error);
+  g_assert_no_error (error);
+  put (t, "proc/sys/vm/dirty_ratio", "0");
+  g_assert_true (vsm_state_remove ("7:2", &error));
+  g_assert_true (vsm_release_phantom_owners (report, &error));
+  g_assert_no_error (error);
+  /* 7:3 still owns them: nothing written */
+  assert_file (t, "proc/sys/vm/dirty_ratio", "0");
+  g_assert_true (vsm_state_remove ("7:3", &error));
+  g_assert_true (vsm_release_phantom_owners (report, &error));
+  g_assert_no_error (error);
+  assert_file (t, "proc/sys/vm/dirty_ratio", "20");
+  g_assert_cmpstr (g_ptr_array_index (report, 0), ==, "vm.* knobs: 7:2 had no record");
+}
+
 /* a record that cannot be trusted is reported, not hidden, and can be forgotten */
 static void
 test_corrupt_record_is_reported (Tree *t, gconstpointer data)
@@ -404,6 +435,7 @@ main (int argc, char **argv)
   ADD ("/apply/pulled-during-apply", test_pulled_during_apply);
   ADD ("/apply/global-knobs-and-owners", test_global_knobs_and_owners);
   ADD ("/apply/phantom-owner", test_phantom_owner);
+  ADD ("/apply/release-phantom-owners", test_release_phantom_owners);
   ADD ("/apply/corrupt-record-is-reported", test_corrupt_record_is_reported);
   ADD ("/apply/lock-is-bounded", test_lock_is_bounded);
   return g_test_run ();
