@@ -538,6 +538,17 @@ class TestDaemon(unittest.TestCase):
         self.assertIn("InvalidArgument", err)
         ok, err = self.call_unprivileged(path, "SetOptions", "{'dirty-cap-max-bytes': <uint64 1>}")
         self.assertFalse(ok)
+        # status as that user: each value and where it came from; the user's
+        # own flush-mode is not in force, and why
+        self.gsettings("set", "org.vfatsmart", "flush-mode", "off")
+        r = subprocess.run(self.as_caller([CLI, "status"]), env=self.user_env(),
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"Policy: +flush-mode +'auto' \(locked\)\n +your 'off' is not "
+                                   r"in force \(locked by the administrator\)\n")
+        self.assertRegex(r.stdout, r"\n +max-dirty-seconds +3\.0 \(user\)\n")
+        self.assertRegex(r.stdout, r"\n +user-max-dirty-seconds +3\.0 \(admin\)\n")
+        self.assertRegex(r.stdout, r"\n +dirty-cap-max-bytes +268435456 \(built-in\)\n")
         # reset: back to the admin's policy
         ok, err = self.call_unprivileged(path, "SetOptions", "{'reset': <true>}")
         self.assertTrue(ok, err)
@@ -646,8 +657,8 @@ class TestDaemon(unittest.TestCase):
         os.makedirs(os.path.join(home, "glib-2.0", "settings"), exist_ok=True)
         for dirpath, _, _ in os.walk(home):
             os.chown(dirpath, self.caller_uid(), self.caller_uid())
-        env = dict(self.env, XDG_CONFIG_HOME=home, GSETTINGS_BACKEND="keyfile",
-                   DBUS_SESSION_BUS_ADDRESS=self.session_address, HOME=home)
+        env = dict(self.env, XDG_CONFIG_HOME=home, GSETTINGS_BACKEND="keyfile", HOME=home,
+                   DBUS_SESSION_BUS_ADDRESS=getattr(self, "session_address", "unix:path=/nonexistent"))
         env.pop("VFAT_SMART_SETTINGS_DIR", None)  # the admin's, not the user's
         return env
 
