@@ -156,10 +156,14 @@ print_entry (const VsmStatusEntry *e, VsmDbusManager *daemon)
   for (guint i = 0; i < e->knobs->len; i++)
     {
       VsmKnobStatus *k = g_ptr_array_index (e->knobs, i);
-      cli_field (i == 0 ? _ ("  Knobs") : "", "%-24s %s -> %s -> %s%s", k->record->name,
+      cli_field (i == 0 ? _ ("  Knobs") : "", "%-24s %s -> %s -> %s%s%s", k->record->name,
                  k->record->original ? k->record->original : "?",
                  k->record->applied ? k->record->applied : "?", k->now ? k->now : "-",
-                 drift_label (k->drift));
+                 drift_label (k->drift),
+                 !k->global ? ""
+                 : k->drift == VSM_DRIFT_CHANGED
+                   ? _ (" (acts on every disk; left alone, not restored)")
+                   : _ (" (acts on every disk)"));
     }
 
   cli_list (_ ("  Why"), s->reasons);

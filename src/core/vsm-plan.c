@@ -202,6 +202,12 @@ global_value (guint i, guint64 cap)
   return i == 0 ? cap : MAX (cap / 2, 4096);
 }
 
+guint64
+vsm_plan_global_value (const char *knob, guint64 cap)
+{
+  return global_value (g_str_equal (knob, "vm.dirty_bytes") ? 0 : 1, cap);
+}
+
 static const CapMechanism cap_mechanisms[] = {
   { "per-device",
     per_device_available,

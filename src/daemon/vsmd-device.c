@@ -51,6 +51,8 @@ struct _VsmdDevice
   VsmLearnLimits limits;
   VsmUserOptions *options; /* SetOptions for this mount (vsmd-options.c) */
   VsmUserOptions *adopted; /* read at start, until the mount is known */
+  gboolean device_cap;     /* the kernel has per-device caps (6.2+) */
+  int global_for_mounted;  /* vm.* knobs last planned for mounted (1), not (0), -1: never */
   gint64 adopt_until;
   gboolean applying; /* an apply or restore runs in a thread */
   guint tick_id;
@@ -142,8 +144,7 @@ device_policy (VsmdDevice *d)
 {
   VsmPolicy *p = vsm_policy_load ();
 
-  if (d->options)
-    vsm_user_options_apply (d->options, p);
+  vsmd_options_policy_for (p, d->options, d->mounted, d->device_cap);
   return p;
 }
 
@@ -255,6 +256,8 @@ vsmd_device_new (VsmdBouncer *bouncer, const VsmState *s)
   g_signal_connect (d->skeleton, "handle-restore", G_CALLBACK (on_restore), d);
   g_signal_connect (d->skeleton, "handle-set-options", G_CALLBACK (on_set_options), d);
   d->adopted = vsmd_options_adopt (d->bdi);
+  d->device_cap = vsmd_options_kernel_has_device_cap (d->bdi);
+  d->global_for_mounted = -1;
   d->adopt_until = g_get_monotonic_time () + ADOPT_WAIT_USEC;
   vsmd_device_update_state (d, s);
   read_facts (d);
@@ -388,6 +391,8 @@ vsmd_device_set_mount_points (VsmdDevice *d, const char *const *mount_points)
   vsm_dbus_device_set_mounted_by (d->skeleton, owner);
   set_mounted (d, mount_points[0] != NULL);
   follow_mount (d, owner, mount_points);
+  if (vsmd_options_global_due (d->device_cap, d->mounted, &d->global_for_mounted))
+    start_job (d, FALSE, NULL);
 }
 
 void

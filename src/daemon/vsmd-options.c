@@ -9,6 +9,7 @@
 #include "vsmd-error.h"
 
 #include "vsm-device.h"
+#include "vsm-kernel.h"
 #include "vsm-plan.h"
 #include "vsm-util.h"
 
@@ -110,4 +111,39 @@ vsmd_options_mount_point_owner (const char *const *mount_points)
       !S_ISDIR (st.st_mode))
     return G_MAXUINT32;
   return st.st_uid;
+}
+
+void
+vsmd_options_policy_for (VsmPolicy *p, const VsmUserOptions *o, gboolean mounted,
+                         gboolean device_cap)
+{
+  gboolean by_user = o && g_strcmp0 (o->source, VSM_OPTIONS_BY_USER) == 0;
+
+  if (o != NULL && (device_cap || !by_user))
+    vsm_user_options_apply (o, p);
+  if (!device_cap && !mounted)
+    p->allow_global_knobs = FALSE;
+}
+
+gboolean
+vsmd_options_kernel_has_device_cap (const char *bdi)
+{
+  g_autoptr (VsmKernel) k = vsm_kernel_probe (bdi, VSM_FLUSH_FIX_UNKNOWN);
+  return k->has_strict_limit && k->has_max_bytes;
+}
+
+gboolean
+vsmd_options_global_due (gboolean device_cap, gboolean mounted, int *planned_for)
+{
+  g_autoptr (VsmPolicy) p = NULL;
+
+  if (device_cap || *planned_for == (int)mounted)
+    return FALSE;
+  p = vsm_policy_load ();
+  if (!p->allow_global_knobs)
+    return FALSE;
+  g_message ("vm.* knobs: a managed drive was %s: applying again",
+             mounted ? "mounted" : "unmounted");
+  *planned_for = mounted;
+  return TRUE;
 }

@@ -33,6 +33,17 @@ VsmUserOptions *vsmd_options_adopt (const char *bdi);
  * (yet) with uid=; G_MAXUINT32 when none. */
 guint32 vsmd_options_mount_point_owner (const char *const *mount_points);
 
+/* The policy for one drive: the options on top (a user's only where the
+ * kernel has per-device caps: no user value reaches a vm.* knob), and the
+ * vm.* knobs only while the drive is mounted. */
+void vsmd_options_policy_for (VsmPolicy *policy, const VsmUserOptions *options, gboolean mounted,
+                              gboolean device_cap);
+gboolean vsmd_options_kernel_has_device_cap (const char *bdi);
+/* Without per-device caps and with allow-global-knobs, a mount or an
+ * unmount changes whether the drive holds the vm.* knobs: TRUE when an
+ * apply is due (*planned_for: what the last one was for). */
+gboolean vsmd_options_global_due (gboolean device_cap, gboolean mounted, int *planned_for);
+
 /* the Policy property from the policy in force */
 void vsmd_options_publish (VsmDbusDevice *skeleton, const VsmPolicy *policy);
 
