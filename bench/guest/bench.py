@@ -14,7 +14,9 @@ system is made fresh before every run; udev sees the change and the rules run):
                   per-drive switch), so udisks mounts with its own defaults (flush);
                   labuser runs `udisksctl mount`; BDI knobs at the kernel's defaults
   vfat-smart      vfat-smart as installed: no lab rule; the project's udev rule applies
-                  the knobs and exports UDISKS_MOUNT_OPTIONS_VFAT_*; `udisksctl mount`
+                  the knobs and exports UDISKS_MOUNT_OPTIONS_VFAT_*; `udisksctl mount`;
+                  vfat-smartd runs (D-Bus activated, as the rule's SYSTEMD_WANTS does
+                  where systemd runs): it learns the drive and paces one big file
   no-flush        reference: root mounts with udisks' options minus flush
   sync            reference: root mounts with udisks' options minus flush, plus sync
   patched-flush   udisks' default with the patched fat module (config fat_module)
@@ -44,6 +46,7 @@ from scenario import (Device, Tracer, read, select_fat_module, sh, stick_segment
 
 MIB = 1 << 20
 SERIAL = "HOTPLUG1"
+DAEMON = "/usr/libexec/vfat-smartd"
 IGNORE_RULE = "/etc/udev/rules.d/60-vsm-bench-ignore.rules"
 ROOT_MP = "/mnt/bench"
 UDISKS_OPTS = "uid=1000,gid=1000,shortname=mixed,utf8=1,showexec,nodev,nosuid"
@@ -255,6 +258,11 @@ class Bench:
         sh("udevadm", "trigger", "--action=change", self.dev.part)
         settle()
         time.sleep(1)
+        if uses_rule and os.path.exists(DAEMON):
+            # where systemd runs, the rule's SYSTEMD_WANTS starts vfat-smartd for a
+            # managed drive; the guest has none: the first call activates it
+            sh("gdbus", "call", "--system", "-d", "org.vfatsmart.VfatSmart1", "-o",
+               "/org/vfatsmart/VfatSmart1", "-m", "org.vfatsmart.VfatSmart1.Manager.ListDevices")
         if uses_rule:
             props = sh("udevadm", "info", "-q", "property", self.dev.part)
             if fs in ("vfat", "exfat") and "UDISKS_MOUNT_OPTIONS_%s_DEFAULTS=" % fs.upper() not in props:

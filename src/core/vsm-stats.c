@@ -155,6 +155,15 @@ bdi_kv (const char *key, guint64 bytes, VsmDirtyInfo *out, guint *seen)
     out->dirty_thresh_bytes = bytes;
   else if (g_str_equal (key, "BdiWriteBandwidth"))
     out->bandwidth = bytes;
+  else if (g_str_equal (key, "BdiDirtied"))
+    out->dirtied_bytes = bytes;
+  else if (g_str_equal (key, "b_dirty") || g_str_equal (key, "b_io") ||
+           g_str_equal (key, "b_more_io"))
+    {
+      out->dirty_inodes =
+        bytes > G_MAXUINT64 - out->dirty_inodes ? G_MAXUINT64 : out->dirty_inodes + bytes;
+      out->has_inodes = TRUE;
+    }
 }
 
 gboolean

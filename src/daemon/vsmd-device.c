@@ -8,10 +8,12 @@
 #include "vsmd-error.h"
 #include "vsmd-generated.h"
 #include "vsmd-options.h"
+#include "vsmd-pacer.h"
 
 #include "vsm-drive-history.h"
 #include "vsm-learn.h"
 #include "vsm-mount.h"
+#include "vsm-pace.h"
 #include "vsm-paths.h"
 #include "vsm-user-options.h"
 #include "vsm-util.h"
@@ -62,6 +64,10 @@ struct _VsmdDevice
   gboolean mounted;
   guint64 written_at_mount; /* the learner's count when the mount began */
   guint64 measured_this_mount;
+
+  VsmPace pace;      /* when to pace (vsm-pace.h) */
+  VsmdPacer *pacer;  /* the syncfs worker while pacing */
+  gboolean pace_off; /* the worker failed on this mount: not again */
 };
 
 enum
@@ -79,6 +85,7 @@ vsmd_device_finalize (GObject *object)
   VsmdDevice *d = VSMD_DEVICE (object);
 
   g_clear_handle_id (&d->tick_id, g_source_remove);
+  g_clear_pointer (&d->pacer, vsmd_pacer_stop);
   g_clear_object (&d->skeleton);
   g_clear_object (&d->bouncer);
   g_clear_pointer (&d->learn, vsm_learn_free);
@@ -328,11 +335,60 @@ record_mount (VsmdDevice *d)
 }
 
 static void
+stop_pacing (VsmdDevice *d)
+{
+  if (d->pacer == NULL)
+    return;
+  g_message ("%s: pacing stopped after %u syncfs", d->bdi, vsmd_pacer_get_rounds (d->pacer));
+  g_clear_pointer (&d->pacer, vsmd_pacer_stop);
+  vsm_dbus_device_set_pacing (d->skeleton, FALSE);
+}
+
+static void
+start_pacing (VsmdDevice *d, const char *mount_point)
+{
+  g_autoptr (GError) error = NULL;
+
+  d->pacer = vsmd_pacer_start (d->disk_name, mount_point, &error);
+  if (d->pacer == NULL)
+    {
+      g_message ("%s: cannot pace writeback: %s", d->bdi, error->message);
+      d->pace_off = TRUE;
+      return;
+    }
+  g_message ("%s: pacing writeback of %s (one writer at the cap)", d->bdi, mount_point);
+  vsm_dbus_device_set_pacing (d->skeleton, TRUE);
+}
+
+/* one big writer at the cap: keep syncfs running on the mount; stop as soon
+ * as that ends (vsm-pace.h) */
+static void
+update_pacing (VsmdDevice *d, const VsmDirtyInfo *di)
+{
+  const char *const *mp = vsm_dbus_device_get_mount_points (d->skeleton);
+  gboolean want = vsm_pace_feed (&d->pace, di, vsm_dbus_device_get_cap_bytes (d->skeleton));
+
+  if (d->pacer && !vsmd_pacer_is_running (d->pacer))
+    {
+      d->pace_off = TRUE; /* the worker ended on its own: the mount went */
+      stop_pacing (d);
+    }
+  want = want && d->mounted && !d->applying && !d->pace_off && mp && mp[0];
+  if (want && d->pacer == NULL)
+    start_pacing (d, mp[0]);
+  else if (!want)
+    stop_pacing (d);
+}
+
+static void
 set_mounted (VsmdDevice *d, gboolean mounted)
 {
   if (mounted == d->mounted)
     return;
   d->mounted = mounted;
+  d->pace_off = FALSE;
+  d->pace = (VsmPace){ 0 };
+  stop_pacing (d);
   if (mounted)
     {
       d->written_at_mount = d->learn ? vsm_learn_get_bytes_written (d->learn) : 0;
@@ -567,6 +623,7 @@ on_tick (gpointer data)
     d->measured_this_mount = vsm_learn_get_bandwidth (d->learn);
   vsm_dirty_info_read (d->bdi, &di);
   publish_sample (d, &di);
+  update_pacing (d, &di);
   if (g_get_monotonic_time () - d->last_drift_check > DRIFT_CHECK_USEC)
     check_cap_drift (d);
   start_ticking (d, wrote || vsmd_device_is_busy (d) || d->mounted ? TICK_BUSY_MS : TICK_IDLE_MS);

@@ -160,8 +160,11 @@ class TestDaemon(unittest.TestCase):
     def set_stats(self, bdi, dirty_kb, writeback_kb):
         path = os.path.join(self.root, "sys/kernel/debug/bdi", bdi)
         os.makedirs(path, exist_ok=True)
-        with open(os.path.join(path, "stats"), "w") as f:
+        # whole or not at all, as the kernel's file reads: the daemon reads it
+        # while we write
+        with open(os.path.join(path, "stats.tmp"), "w") as f:
             f.write(BDI_STATS % (writeback_kb, dirty_kb))
+        os.rename(os.path.join(path, "stats.tmp"), os.path.join(path, "stats"))
 
     def cli(self, *args):
         return subprocess.run([CLI] + list(args), env=self.env, capture_output=True, text=True)

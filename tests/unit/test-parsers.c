@@ -100,6 +100,9 @@ test_bdi_stats (void)
   g_assert_cmpuint (info.writeback_bytes, ==, 12288 * 1024);
   g_assert_cmpuint (info.bdi_thresh_bytes, ==, 38912 * 1024);
   g_assert_cmpuint (info.bandwidth, ==, 15360 * 1024);
+  g_assert_cmpuint (info.dirtied_bytes, ==, 262144 * 1024);
+  g_assert_true (info.has_inodes);
+  g_assert_cmpuint (info.dirty_inodes, ==, 1);
 
   g_assert_false (vsm_bdi_stats_parse ("", &info));
   g_assert_false (vsm_bdi_stats_parse (NULL, &info));

@@ -26,7 +26,7 @@ export -f val list
 export D
 in_list() { list | grep -q "$1"; }
 # samples AtRiskBytes, CapBytes, SecondsToSafe once a second while PID runs, then until
-# nothing is at risk (at most 90 s); lines "t at_risk cap seconds"
+# nothing is at risk (at most 90 s); lines "t at_risk cap seconds pacing"
 sample() {
   local pid=$1 t=0 quiet=0
   while [ $t -lt 300 ]; do
@@ -35,7 +35,8 @@ sample() {
     r=$(sed -nE "s/.*'AtRiskBytes': <uint64 ([0-9]+)>.*/\1/p" <<< "$all")
     c=$(sed -nE "s/.*'CapBytes': <uint64 ([0-9]+)>.*/\1/p" <<< "$all")
     s=$(sed -nE "s/.*'SecondsToSafe': <([0-9.e+-]+)>.*/\1/p" <<< "$all")
-    echo "$t ${r:-0} ${c:-0} ${s:-0}"
+    p=$(sed -nE "s/.*'Pacing': <(true|false)>.*/\1/p" <<< "$all")
+    echo "$t ${r:-0} ${c:-0} ${s:-0} ${p:-none}"
     # the disk's counters too: a recorded sequence for test-learn
     echo "$(date +%s.%N) $(cat "/sys/block/${d#/dev/}/stat")" >> "$LAB_OUT/daemon-stat-sequence.txt"
     if ! kill -0 "$pid" 2> /dev/null; then
@@ -81,12 +82,14 @@ lab_stick_mark "$d" 1
 delivered=$(awk '$1 == "M" && $2 == 0 { b0 = $5; t0 = $7 } $1 == "M" && $2 == 1 { b1 = $5; t1 = $7 }
   END { if (t1 > t0) printf "%d", (b1 - b0) / (t1 - t0); else print 0 }' /run/lab/stick/HOTPLUG1.log)
 cp "$W/samples" "$LAB_OUT/daemon-samples.txt"
-awk '{ printf "   t=%ss at risk %.1f MiB cap %.1f MiB %ss to safe\n", $1, $2/1048576, $3/1048576, $4 }' "$W/samples" | head -n 60
+awk '{ printf "   t=%ss at risk %.1f MiB cap %.1f MiB %ss to safe pacing %s\n", $1, $2/1048576, $3/1048576, $4, $5 }' "$W/samples" | head -n 60
 check "the copy went through and reads back" cmp -s "$W/data" "$mnt/copy"
 check "AtRiskBytes stays within CapBytes + 8 MiB" awk '$2 > $3 + 8388608 { bad = 1 } END { exit bad }' "$W/samples"
 check "data was at risk during the copy" awk '$2 > 0 { n++ } END { exit !(n > 0) }' "$W/samples"
 check "SecondsToSafe is positive while data is at risk" awk '$2 > 1048576 && $4 <= 0 { bad = 1 } END { exit bad }' "$W/samples"
 check "SecondsToSafe falls at the end" awk '$4 > 0 { last = $4; if (!first) first = $4; if ($4 > max) max = $4 } END { exit !(max > 0 && last < max) }' "$W/samples"
+check "the daemon paced writeback while the big file was written" awk '$5 == "true" { n++ } END { exit !(n >= 3) }' "$W/samples"
+check "pacing stopped once the copy was done" bash -c "[ \"\$(val $path Pacing)\" = false ]"
 bw=$(val "$path" WriteBandwidth)
 echo "   WriteBandwidth $bw B/s ($(val "$path" BandwidthSource)); CapBytes $(val "$path" CapBytes)"
 between() { [ "${1:-0}" -ge "$2" ] && [ "${1:-0}" -le "$3" ]; }
@@ -98,6 +101,8 @@ echo "   labuser SetOptions: $out"
 check "labuser without a grant: NotAuthorized for SetOptions" grep -q NotAuthorized <<< "$out"
 out=$(lab_as_user gdbus call --system -d $D -o "$path" -m $D.Device.Restore 2>&1)
 check "labuser without a grant: NotAuthorized for Restore" grep -q NotAuthorized <<< "$out"
+out=$(lab_as_user gdbus call --system -d $D -o /org/vfatsmart/VfatSmart1 -m $D.Manager.RestoreAll 2>&1)
+check "labuser without a grant: NotAuthorized for RestoreAll (every drive, the internal disk's too)" grep -q NotAuthorized <<< "$out"
 out=$(lab_as_user vfat-smart restore "$d" 2>&1); rc=$?
 echo "   labuser vfat-smart restore: $out (exit $rc)"
 check "labuser's vfat-smart restore goes through the daemon: not authorized, exit 5" [ $rc = 5 ]
@@ -107,6 +112,17 @@ echo "   CapBytes at 3 s: $cap3; max_bytes now $(cat /sys/class/bdi/$bdi/max_byt
 want=$(( bw * 3 / 1048576 ))
 check "the cap follows SetOptions (bandwidth x 3 s, $want MiB)" between "$(( cap3 / 1048576 ))" $((want - 1)) $((want + 1))
 check "SetOptions out of range is InvalidArgument" bash -c "gdbus call --system -d $D -o $path -m $D.Device.SetOptions \"{'max-dirty-seconds': <100.0>}\" 2>&1 | grep -q InvalidArgument"
+
+# many small files: syncfs would write each directory entry synchronously: never paced
+mkdir -p "$W/small"
+for i in $(seq 1000); do head -c 64K /dev/urandom > "$W/small/f$i"; done
+lab_as_user cp -r "$W/small" "$mnt/small" &
+cpid=$!
+sample $cpid > "$W/samples-small"
+wait $cpid
+cp "$W/samples-small" "$LAB_OUT/daemon-samples-small.txt"
+check "1000 small files went through" diff -rq "$W/small" "$mnt/small"
+check "1000 small files are not paced" awk '$5 == "true" { bad = 1 } END { exit bad }' "$W/samples-small"
 
 # kill -9 mid-copy, then start again
 lab_as_user cp "$W/data" "$mnt/copy2" &
@@ -120,7 +136,8 @@ wait $cpid
 check "status is consistent after kill -9" vfat-smart status > "$W/status"
 grep -E 'vfat-smartd|History|At risk' "$W/status" | sed 's/^/   | /'
 
-check "udisksctl unmount as labuser" lab_as_user udisksctl unmount -b "$part"
+# right after the copy returned (a pacer's syncfs in flight would make it "busy")
+check "udisksctl unmount as labuser right after the copy" lab_as_user udisksctl unmount -b "$part"
 check "the mount's history is kept" wait_until 10 grep -q '^\[drive usb:' /var/lib/vfat-smart/drives.history
 sed 's/^/   history | /' /var/lib/vfat-smart/drives.history
 check "History is published" wait_until 10 bash -c "[ -n \"\$(val $path History)\" ]"

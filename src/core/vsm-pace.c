@@ -1,0 +1,42 @@
+/* vsm-pace.c - when to pace writeback of a mount (pure)
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "vsm-pace.h"
+
+static gboolean
+big_writer (const VsmDirtyInfo *di, guint64 cap, gboolean writing)
+{
+  guint64 at_risk = di->dirty_bytes + di->writeback_bytes;
+
+  return writing && di->dirty_inodes <= VSM_PACE_MAX_INODES &&
+         (double)at_risk >= VSM_PACE_MIN_FILL * (double)cap;
+}
+
+gboolean
+vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, guint64 cap)
+{
+  gboolean writing;
+
+  g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
+  if (!di->valid || !di->per_device || !di->has_inodes || cap == 0)
+    {
+      *pace = (VsmPace){ 0 };
+      return FALSE;
+    }
+  writing = pace->have_last && di->dirtied_bytes > pace->last_dirtied;
+  pace->have_last = TRUE;
+  pace->last_dirtied = di->dirtied_bytes;
+  if (!big_writer (di, cap, writing))
+    {
+      pace->agree = 0;
+      pace->pacing = FALSE;
+      return FALSE;
+    }
+  if (pace->agree < VSM_PACE_START_SAMPLES)
+    pace->agree++;
+  pace->pacing = pace->agree >= VSM_PACE_START_SAMPLES;
+  return pace->pacing;
+}

@@ -1,0 +1,47 @@
+/* vsm-pace.h - when to pace writeback of a mount (pure)
+ *
+ * Under the cap (strict_limit), background writeback goes in rounds of
+ * about half a second of the drive's bandwidth, and after every round FAT
+ * writes FSINFO, both FAT copies and the directory entry: 4-5 jumps per
+ * round, the cost that made one big file as slow as udisks' flush. A
+ * syncfs(2) writes everything dirty when it starts, data first, and the
+ * metadata once at its end; called back to back while a big file is being
+ * written, it commits metadata about once per cap's worth of data
+ * (bench/EXPERIMENTS.md: 0.87x the no-flush time to safe at 1 GiB).
+ *
+ * On many small files it costs (each file's directory entry is written
+ * synchronously: 3.2x the drive time for 1000 x 64 KiB), so it runs only
+ * while the drive's dirty data is held by few inodes and fills the cap,
+ * and stops as soon as nothing new is dirtied (the writer stopped: an
+ * open file descriptor on the mount would make an eject report "busy").
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include "vsm-stats.h"
+
+G_BEGIN_DECLS
+
+/* a big writer: at most this many inodes hold the dirty data (the file,
+ * the block device's FAT buffers, FSINFO, its directory) ... */
+#define VSM_PACE_MAX_INODES 4
+/* ... and they fill at least this share of the cap */
+#define VSM_PACE_MIN_FILL 0.5
+/* samples in a row that must agree before pacing starts */
+#define VSM_PACE_START_SAMPLES 2
+
+typedef struct
+{
+  gboolean have_last;
+  guint64 last_dirtied;
+  guint agree;
+  gboolean pacing;
+} VsmPace;
+
+/* One sample of the drive (per-device figures only: without debugfs there
+ * is no telling one writer from many, and it never paces). cap: the cap in
+ * force, bytes (0: none, never paces). Returns whether to pace now. */
+gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, guint64 cap);
+
+G_END_DECLS
