@@ -179,6 +179,9 @@ drive_update (Drive *d)
   g_autofree char *key = NULL;
 
   d->ours = vsm_dbus_device_get_mounted_by (d->proxy) == d->agent->uid && points && points[0];
+  g_debug ("%s: mounted by %u, %s, %" G_GUINT64_FORMAT " at risk",
+           vsm_dbus_device_get_device (d->proxy), vsm_dbus_device_get_mounted_by (d->proxy),
+           points && points[0] ? points[0] : "not mounted", at_risk);
   if (!d->ours)
     {
       g_clear_pointer (&d->sent_for, g_free);
@@ -194,6 +197,8 @@ drive_update (Drive *d)
       d->sent_for = g_steal_pointer (&key);
       send_options (d);
     }
+  if (at_risk > 0 && !d->writing)
+    g_debug ("%s: %" G_GUINT64_FORMAT " bytes at risk: writing", d->label, at_risk);
   if (at_risk > 0)
     {
       d->writing = TRUE;

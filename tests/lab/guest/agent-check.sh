@@ -48,7 +48,7 @@ python3 -m dbusmock --template notification_daemon -l "$W/notify.log" > /dev/nul
 for i in $(seq 50); do gdbus introspect --session -d org.freedesktop.Notifications -o /org/freedesktop/Notifications > /dev/null 2>&1 && break; sleep 0.2; done
 gsettings set org.vfatsmart max-dirty-seconds 1.0
 gsettings get org.vfatsmart max-dirty-seconds > "$W/user-setting"
-vfat-smart agent > "$W/agent.log" 2>&1 &
+G_MESSAGES_DEBUG=vfat-smart vfat-smart agent > "$W/agent.log" 2>&1 &
 echo $! > "$W/agent.pid"
 while [ ! -e "$W/stop" ]; do sleep 0.5; done
 kill %2 %1 2> /dev/null
@@ -104,6 +104,9 @@ check "it says \"$label is safe to unplug\"" grep -q "\"$label is safe to unplug
 # the daemon's feed is sampled once a second: the call may precede our sample by that
 check "it came after the copy drained (notify $nt, drained $drained)" awk -v n="${nt:-0}" -v d="${drained:-9e9}" 'BEGIN { exit !(n >= d - 1.5) }'
 check "the copy reads back" cmp -s "$W/data" "$mnt/copy"
+cp "$W/agent.log" "$W/notify.log" "$LAB_OUT/" 2> /dev/null
+grep -v ' at risk$' "$W/agent.log" | tail -n 20 | sed 's/^/   agent | /'
+grep -c ' at risk$' "$W/agent.log" | sed 's/^/   agent feed lines: /'
 
 if [[ $has_cap != *true* ]]; then
   # Linux < 6.2: the admin's consent (root's dconf), the vm.* knobs while mounted
