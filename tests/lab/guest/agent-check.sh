@@ -44,7 +44,7 @@ sleep 2
 chown labuser "$W"
 cat > "$W/session.sh" << 'EOF'
 W=$1
-python3 -m dbusmock --template notification_daemon -l "$W/notify.log" > /dev/null 2>&1 &
+/usr/bin/python3 -m dbusmock --template notification_daemon -l "$W/notify.log" > "$W/dbusmock.log" 2>&1 &
 for i in $(seq 50); do gdbus introspect --session -d org.freedesktop.Notifications -o /org/freedesktop/Notifications > /dev/null 2>&1 && break; sleep 0.2; done
 gsettings set org.vfatsmart max-dirty-seconds 1.0
 gsettings get org.vfatsmart max-dirty-seconds > "$W/user-setting"
