@@ -430,7 +430,13 @@ cli_agent (int argc, char **argv)
   Agent a = { 0 };
   g_autoptr (GError) error = NULL;
 
-  if (!cli_parse ("agent", "", _ ("Send your settings to vfat-smartd; say when a drive is safe"),
+  if (!cli_parse ("agent", "",
+                  _ ("Run in your desktop session: send the org.vfatsmart settings you set\n"
+                     "(gsettings) to vfat-smartd for the drives you mount, again when they\n"
+                     "change, and notify you when a copy has reached a drive (\"STICK is safe\n"
+                     "to unplug\") or a pull lost data; notify-safe=false turns that off.\n"
+                     "Started by the systemd user unit vfat-smart-agent.service or XDG\n"
+                     "autostart; one per session. See vfat-smart(1)."),
                   entries, &argc, &argv))
     return 2;
   if (argc > 1)
