@@ -30,6 +30,7 @@ int cli_forget (int argc, char **argv);
 int cli_probe (int argc, char **argv);
 int cli_status (int argc, char **argv);
 int cli_watch (int argc, char **argv);
+int cli_agent (int argc, char **argv);
 
 /* Parses options; on error prints it with the usage hint and returns FALSE
  * (the caller exits 2). */

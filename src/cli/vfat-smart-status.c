@@ -6,6 +6,9 @@
 
 #include "vfat-smart-cli.h"
 #include "vsm-mount.h"
+#include "vsm-policy.h"
+
+#include <unistd.h>
 
 static const char *
 drift_label (VsmDrift drift)
@@ -23,6 +26,65 @@ drift_label (VsmDrift drift)
 }
 
 static void print_io (const VsmStatusEntry *e);
+
+/* the keys of the policy a drive's user meets: theirs, and the admin's
+ * bounds on them */
+static const char *const shown_keys[] = {
+  "max-dirty-seconds",   "flush-mode",          "class-flush-modes",
+  "ignore-devices",      "allow-user-tuning",   "user-max-dirty-seconds",
+  "dirty-cap-min-bytes", "dirty-cap-max-bytes", NULL
+};
+
+/* the caller's own setting of key, when the caller set it */
+static GVariant *
+own_setting (GSettings *mine, const char *key)
+{
+  return mine ? g_settings_get_user_value (mine, key) : NULL;
+}
+
+static GSettings *
+own_settings (void)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr (GSettingsSchema) schema =
+    source ? g_settings_schema_source_lookup (source, VSM_SCHEMA_ID, TRUE) : NULL;
+
+  return schema ? g_settings_new_full (schema, NULL, NULL) : NULL;
+}
+
+/* the policy in force for this drive (the daemon's Policy), each value's
+ * origin; for the user who mounted it, their own settings not in force */
+static void
+print_policy (VsmDbusDevice *d)
+{
+  GVariant *policy = vsm_dbus_device_get_policy (d);
+  gboolean mine = vsm_dbus_device_get_mounted_by (d) == getuid () && getuid () != 0;
+  g_autoptr (GSettings) own = mine ? own_settings () : NULL;
+  GVariantIter iter;
+  const char *key, *value, *origin;
+  gboolean first = TRUE;
+
+  if (policy == NULL)
+    return;
+  g_variant_iter_init (&iter, policy);
+  while (g_variant_iter_next (&iter, "(&s&s&s)", &key, &value, &origin))
+    {
+      g_autoptr (GVariant) set = NULL;
+      g_autofree char *set_text = NULL;
+
+      if (!g_strv_contains (shown_keys, key))
+        continue;
+      cli_field (first ? _ ("  Policy") : "", "%-24s %s (%s)", key, value, origin);
+      first = FALSE;
+      set = vsm_policy_is_user_key (key) ? own_setting (own, key) : NULL;
+      set_text = set ? g_variant_print (set, FALSE) : NULL;
+      if (set_text && !g_str_equal (origin, "user"))
+        cli_field ("", _ ("%-24s your %s is not in force (%s)"), "", set_text,
+                   g_str_equal (origin, "locked")
+                     ? _ ("locked by the administrator")
+                     : _ ("user tuning is off, or `vfat-smart agent` does not run"));
+    }
+}
 
 /* what vfat-smartd measured, when it runs (it is never started for this) */
 static void
@@ -45,6 +107,7 @@ print_daemon (const VsmStatusEntry *e, VsmDbusManager *daemon)
              vsm_dbus_device_get_write_bandwidth (d) ? vsm_dbus_device_get_bandwidth_source (d)
                                                      : _ ("nothing measured yet"),
              risk, vsm_dbus_device_get_seconds_to_safe (d));
+  print_policy (d);
   history = vsm_dbus_device_get_history (d);
   /* newer than the file when the daemon just recorded a mount */
   if (e->history == NULL && history && *history)
@@ -93,10 +156,14 @@ print_entry (const VsmStatusEntry *e, VsmDbusManager *daemon)
   for (guint i = 0; i < e->knobs->len; i++)
     {
       VsmKnobStatus *k = g_ptr_array_index (e->knobs, i);
-      cli_field (i == 0 ? _ ("  Knobs") : "", "%-24s %s -> %s -> %s%s", k->record->name,
+      cli_field (i == 0 ? _ ("  Knobs") : "", "%-24s %s -> %s -> %s%s%s", k->record->name,
                  k->record->original ? k->record->original : "?",
                  k->record->applied ? k->record->applied : "?", k->now ? k->now : "-",
-                 drift_label (k->drift));
+                 drift_label (k->drift),
+                 !k->global ? ""
+                 : k->drift == VSM_DRIFT_CHANGED
+                   ? _ (" (acts on every disk; left alone, not restored)")
+                   : _ (" (acts on every disk)"));
     }
 
   cli_list (_ ("  Why"), s->reasons);

@@ -25,6 +25,8 @@ static const CliCommand commands[] = {
     cli_status },
   { "watch", N_ ("[DEVICE]"),
     N_ ("A live line per drive from vfat-smartd: at risk, bandwidth, time"), cli_watch },
+  { "agent", "", N_ ("Run in your session: your settings to your drives, \"safe to unplug\""),
+    cli_agent },
 };
 
 static void

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vsm-apply.h"
+#include "vsm-plan.h"
 #include "vsm-knobs.h"
 #include "vsm-paths.h"
 #include "vsm-stats.h"
@@ -109,6 +110,81 @@ disk_is_present (const VsmState *s)
   return g_strcmp0 (dev, s->bdi) == 0;
 }
 
+/* The vm.* knobs act on every disk: they bound the data at risk of the
+ * slowest drive that relies on them, the smallest cap of their owners
+ * (except: one that is leaving, or that is applying with its own). */
+static guint64
+owners_min_cap (const VsmGlobalState *g, const char *except)
+{
+  guint64 min = G_MAXUINT64;
+
+  for (guint i = 0; i < g->owners->len; i++)
+    {
+      const char *o = g_ptr_array_index (g->owners, i);
+      g_autoptr (VsmState) s = g_strcmp0 (o, except) ? vsm_state_load (o, NULL) : NULL;
+      if (s != NULL && s->cap_bytes > 0)
+        min = MIN (min, s->cap_bytes);
+    }
+  return min;
+}
+
+/* someone else (tuned, sysctl.d, an admin) wrote the knob after we did:
+ * theirs is left alone, now and when the last owner goes */
+static gboolean
+global_changed_by_other (const VsmKnobRecord *r)
+{
+  g_autofree char *now = NULL;
+
+  if (r->applied == NULL)
+    return FALSE;
+  now = vsm_read_attr (r->path, NULL);
+  return now != NULL && !vsm_knob_value_matches (r->name, r->applied, now);
+}
+
+/* the owners left: the knobs follow the slowest of them */
+static void
+rebound_global (VsmGlobalState *g, GPtrArray *report)
+{
+  guint64 cap = owners_min_cap (g, NULL);
+
+  for (guint i = 0; cap != G_MAXUINT64 && i < g->knobs->len; i++)
+    {
+      VsmKnobRecord *r = g_ptr_array_index (g->knobs, i);
+      g_autofree char *value =
+        g_strdup_printf ("%" G_GUINT64_FORMAT, vsm_plan_global_value (r->name, cap));
+
+      if (global_changed_by_other (r) || g_strcmp0 (value, r->applied) == 0 ||
+          !vsm_write_attr (r->path, value, NULL))
+        continue;
+      g_free (r->applied);
+      g_free (r->readback);
+      r->applied = g_strdup (value);
+      r->readback = vsm_read_attr (r->path, NULL);
+      if (report)
+        g_ptr_array_add (report,
+                         g_strdup_printf (_ ("%s: %s for the slowest drive left"), r->name, value));
+    }
+}
+
+/* the last owner: put back what nobody else changed since */
+static gboolean
+restore_global (VsmGlobalState *g, GPtrArray *report, GString *failures)
+{
+  g_autoptr (GPtrArray) ours = g_ptr_array_new ();
+
+  for (guint i = 0; i < g->knobs->len; i++)
+    {
+      VsmKnobRecord *r = g_ptr_array_index (g->knobs, i);
+      if (!global_changed_by_other (r))
+        g_ptr_array_add (ours, r);
+      else if (report)
+        g_ptr_array_add (report, g_strdup_printf (_ ("%s: changed by someone else since "
+                                                     "vfat-smart wrote %s; left alone"),
+                                                  r->name, r->applied));
+    }
+  return vsm_knob_records_restore (ours, report, failures);
+}
+
 /* Lets go of the vm.* knobs for bdi; the last owner puts them back. */
 static gboolean
 release_global (VsmGlobalState *g, const char *bdi, GPtrArray *report, GString *failures)
@@ -123,8 +199,9 @@ release_global (VsmGlobalState *g, const char *bdi, GPtrArray *report, GString *
       if (report)
         g_ptr_array_add (report, g_strdup_printf (_ ("vm.* knobs: still used by %u other drive(s)"),
                                                   g->owners->len));
+      rebound_global (g, report);
     }
-  else if (!vsm_knob_records_restore (g->knobs, report, failures))
+  else if (!restore_global (g, report, failures))
     {
       vsm_global_state_add_owner (g, bdi); /* keep the record for another try */
       return FALSE;
@@ -351,9 +428,17 @@ write_knobs (VsmApply *txn, const VsmPlan *plan, GError **error)
       VsmKnob *k = g_ptr_array_index (plan->knobs, i);
       gboolean global = vsm_knob_is_global (k->name);
       VsmKnobRecord *r = find_record (global ? txn->global->knobs : txn->next->knobs, k->name);
+      g_autofree char *value = NULL;
 
       g_assert (r != NULL);
-      if (!write_and_verify (txn, r, k->value, error))
+      if (global && global_changed_by_other (r))
+        continue; /* theirs; status shows it as changed */
+      if (global)
+        value = g_strdup_printf (
+          "%" G_GUINT64_FORMAT,
+          vsm_plan_global_value (
+            k->name, MIN (plan->cap_bytes, owners_min_cap (txn->global, txn->next->bdi))));
+      if (!write_and_verify (txn, r, value ? value : k->value, error))
         return FALSE;
     }
   return TRUE;

@@ -154,8 +154,11 @@ vsm_learn_feed (VsmLearn *l, gint64 at_usec, const VsmDiskStat *stat)
       end_run (l);
       return FALSE;
     }
+  /* busy as counted, even when a sample reads more busy time than wall time
+   * passed (the counters move at request completions, the samples come when
+   * they come): over a stretch the two even out; clipping would not */
   l->run_bytes += wr;
-  l->run_busy_ms += MIN (busy, wall_ms);
+  l->run_busy_ms += busy;
   if (l->run_bytes >= VSM_LEARN_MIN_BYTES && l->run_busy_ms >= VSM_LEARN_MIN_BUSY_MS)
     take_measurement (l);
   return maybe_change_cap (l, at_usec);

@@ -103,8 +103,8 @@ add_knob (VsmPlan *plan, const char *name, guint64 value)
   g_ptr_array_add (plan->knobs, k);
 }
 
-static gboolean
-device_ignored (const VsmDevice *d, const VsmPolicy *policy, const char **which)
+gboolean
+vsm_plan_device_ignored (const VsmDevice *d, const VsmPolicy *policy, const char **which)
 {
   g_autofree char *usb_id = NULL;
 
@@ -202,6 +202,12 @@ global_value (guint i, guint64 cap)
   return i == 0 ? cap : MAX (cap / 2, 4096);
 }
 
+guint64
+vsm_plan_global_value (const char *knob, guint64 cap)
+{
+  return global_value (g_str_equal (knob, "vm.dirty_bytes") ? 0 : 1, cap);
+}
+
 static const CapMechanism cap_mechanisms[] = {
   { "per-device",
     per_device_available,
@@ -253,7 +259,7 @@ decide_managed (VsmPlan *plan, const VsmDevice *d, const PlanRow *row, const Vsm
   if (!policy->enabled)
     plan->left_alone_reason =
       g_strdup (_ ("disabled by policy (enabled=false): udisks' defaults, no knobs"));
-  else if (device_ignored (d, policy, &ignored))
+  else if (vsm_plan_device_ignored (d, policy, &ignored))
     plan->left_alone_reason =
       g_strdup_printf (_ ("listed in ignore-devices (%s): udisks' defaults, no knobs"), ignored);
   else if (!row->managed)

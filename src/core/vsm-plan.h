@@ -61,4 +61,12 @@ const char *vsm_plan_get_knob (const VsmPlan *plan, const char *name);
 #define VSM_VFAT_BASE_OPTIONS "shortname=mixed,utf8=1,showexec"
 #define VSM_EXFAT_BASE_OPTIONS "iocharset=utf8,errors=remount-ro"
 
+/* the device matches an entry of the policy's ignore-devices (*which) */
+gboolean vsm_plan_device_ignored (const VsmDevice *device, const VsmPolicy *policy,
+                                  const char **which);
+
+/* what a cap of cap bytes writes to vm.dirty_bytes or
+ * vm.dirty_background_bytes */
+guint64 vsm_plan_global_value (const char *knob, guint64 cap);
+
 G_END_DECLS

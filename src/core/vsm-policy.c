@@ -8,6 +8,8 @@
 #include "vsm-policy-keys.h"
 #include "vsm-util.h"
 
+#define G_SETTINGS_ENABLE_BACKEND
+#include <gio/gsettingsbackend.h>
 #include <glib/gi18n.h>
 #include <math.h>
 
@@ -30,6 +32,8 @@ vsm_policy_free (VsmPolicy *p)
     return;
   g_strfreev (p->ignore_devices);
   g_ptr_array_unref (p->problems);
+  g_hash_table_unref (p->origins);
+  g_hash_table_unref (p->values);
   g_free (p->source);
   g_free (p);
 }
@@ -178,7 +182,57 @@ static const struct
   { "kernel-flush-fix", set_flush_fix, 0 },
   { "allow-global-knobs", NULL, G_STRUCT_OFFSET (VsmPolicy, allow_global_knobs) },
   { "ignore-devices", set_ignore_devices, 0 },
+  { "allow-user-tuning", NULL, G_STRUCT_OFFSET (VsmPolicy, allow_user_tuning) },
+  { "user-max-dirty-seconds", NULL, G_STRUCT_OFFSET (VsmPolicy, user_max_dirty_seconds) },
+  { "notify-safe", NULL, G_STRUCT_OFFSET (VsmPolicy, notify_safe) },
 };
+
+const char *const vsm_policy_user_keys[] = { "max-dirty-seconds", "flush-mode", "class-flush-modes",
+                                             "ignore-devices", NULL };
+
+gboolean
+vsm_policy_is_user_key (const char *key)
+{
+  return g_strv_contains (vsm_policy_user_keys, key);
+}
+
+const char *
+vsm_policy_get_origin (const VsmPolicy *p, const char *key)
+{
+  const char *o = g_hash_table_lookup (p->origins, key);
+  return o ? o : "built-in";
+}
+
+void
+vsm_policy_set_origin (VsmPolicy *p, const char *key, const char *origin)
+{
+  g_hash_table_insert (p->origins, g_strdup (key), g_strdup (origin));
+}
+
+gboolean
+vsm_policy_is_locked (const VsmPolicy *p, const char *key)
+{
+  return g_strcmp0 (g_hash_table_lookup (p->origins, key), "locked") == 0;
+}
+
+char *
+vsm_policy_print_value (const VsmPolicy *p, const char *key)
+{
+  GVariant *v = g_hash_table_lookup (p->values, key);
+  return v ? g_variant_print (v, FALSE) : NULL;
+}
+
+const char *
+vsm_policy_key_name (gsize i)
+{
+  return i < G_N_ELEMENTS (vsm_policy_keys) ? vsm_policy_keys[i].name : NULL;
+}
+
+gsize
+vsm_policy_n_keys (void)
+{
+  return G_N_ELEMENTS (vsm_policy_keys);
+}
 
 static gboolean
 set_field (VsmPolicy *p, gsize offset, GVariant *v)
@@ -208,7 +262,13 @@ vsm_policy_set (VsmPolicy *p, const char *key, GVariant *value)
     return FALSE;
   for (gsize i = 0; i < G_N_ELEMENTS (setters); i++)
     if (g_str_equal (setters[i].key, key))
-      return setters[i].set ? setters[i].set (p, value) : set_field (p, setters[i].offset, value);
+      {
+        gboolean ok =
+          setters[i].set ? setters[i].set (p, value) : set_field (p, setters[i].offset, value);
+        if (ok)
+          g_hash_table_insert (p->values, g_strdup (key), g_variant_ref_sink (value));
+        return ok;
+      }
   g_assert_not_reached ();
 }
 
@@ -218,6 +278,9 @@ vsm_policy_new_default (void)
   VsmPolicy *p = g_new0 (VsmPolicy, 1);
 
   p->problems = g_ptr_array_new_with_free_func (g_free);
+  p->origins = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  p->values =
+    g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_variant_unref);
   p->ignore_devices = g_new0 (char *, 1);
   for (gsize i = 0; i < G_N_ELEMENTS (vsm_policy_keys); i++)
     {
@@ -249,8 +312,16 @@ vsm_policy_load_from_settings (GSettings *settings)
 
   for (gsize i = 0; i < G_N_ELEMENTS (vsm_policy_keys); i++)
     {
-      g_autoptr (GVariant) v = g_settings_get_value (settings, vsm_policy_keys[i].name);
-      vsm_policy_set (p, vsm_policy_keys[i].name, v);
+      const VsmPolicyKey *k = &vsm_policy_keys[i];
+      g_autoptr (GVariant) v = g_settings_get_value (settings, k->name);
+      g_autoptr (GVariant) builtin =
+        g_variant_parse (G_VARIANT_TYPE (k->type), k->default_value, NULL, NULL, NULL);
+
+      vsm_policy_set (p, k->name, v);
+      if (!g_settings_is_writable (settings, k->name))
+        vsm_policy_set_origin (p, k->name, "locked");
+      else if (!g_variant_equal (v, builtin))
+        vsm_policy_set_origin (p, k->name, "admin");
     }
 
   vsm_policy_validate (p);
@@ -267,6 +338,9 @@ vsm_policy_load (void)
   g_autoptr (GSettings) settings = NULL;
   VsmPolicy *p;
 
+  const char *dir = g_getenv ("VFAT_SMART_SETTINGS_DIR");
+  GSettingsBackend *backend = NULL;
+
   if (source != NULL)
     schema = g_settings_schema_source_lookup (source, VSM_SCHEMA_ID, TRUE);
   if (schema == NULL)
@@ -277,6 +351,21 @@ vsm_policy_load (void)
       return p;
     }
 
-  settings = g_settings_new_full (schema, NULL, NULL);
-  return vsm_policy_load_from_settings (settings);
+  if (dir != NULL && *dir == '/')
+    {
+      g_autofree char *file = g_build_filename (dir, "settings", NULL);
+      /* registers GLib's own backends' types, the keyfile one among them */
+      g_object_unref (g_settings_backend_get_default ());
+      backend = g_object_new (g_type_from_name ("GKeyfileSettingsBackend"), "filename", file,
+                              "defaults-dir", dir, NULL);
+    }
+  settings = g_settings_new_full (schema, backend, NULL);
+  g_clear_object (&backend);
+  p = vsm_policy_load_from_settings (settings);
+  if (dir != NULL && *dir == '/')
+    {
+      g_free (p->source);
+      p->source = g_strdup_printf ("keyfile %s", dir);
+    }
+  return p;
 }

@@ -66,6 +66,9 @@ gboolean vsm_state_remove (const char *bdi, GError **error);
  * unreadable. corrupt (may be NULL) gets "FILE: why" for each state file
  * that cannot be trusted: they are never obeyed, and never hidden. */
 GPtrArray *vsm_state_list (GPtrArray *corrupt, GError **error);
+/* Writes a file of the state directory by name, atomically (temp file,
+ * fsync, rename), 0644. */
+gboolean vsm_state_write_file (const char *name, const char *data, gsize len, GError **error);
 /* Forgets a state file by name ("7-0.state") without touching any knob. */
 gboolean vsm_state_remove_file (const char *name, GError **error);
 

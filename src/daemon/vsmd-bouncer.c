@@ -50,6 +50,8 @@ typedef struct
   VsmdAuthTarget target;
   const char *action;
   VsmdAuthorized callback;
+  VsmdAuthorizedAs callback_as;
+  guint32 uid;
   gpointer data;
   GDestroyNotify destroy;
 } Check;
@@ -76,7 +78,10 @@ check_deny (Check *c, const char *why)
 static void
 check_allow (Check *c)
 {
-  c->callback (c->invocation, c->data);
+  if (c->callback_as)
+    c->callback_as (c->invocation, c->uid, c->uid == 0 ? VSMD_GRANTED_ROOT : c->action, c->data);
+  else
+    c->callback (c->invocation, c->data);
   check_free (c);
 }
 
@@ -148,6 +153,7 @@ on_caller_uid (GObject *source, GAsyncResult *res, gpointer data)
       return;
     }
   g_variant_get (reply, "(u)", &uid);
+  c->uid = uid;
   if (uid == 0)
     {
       check_allow (c);
@@ -159,6 +165,25 @@ on_caller_uid (GObject *source, GAsyncResult *res, gpointer data)
     ask_polkit (c);
   else
     polkit_authority_get_async (NULL, on_authority, c);
+}
+
+static void start_check (Check *c);
+
+void
+vsmd_bouncer_check_as (VsmdBouncer *bouncer, GDBusMethodInvocation *invocation,
+                       const VsmdAuthTarget *target, VsmdAuthorizedAs callback, gpointer data,
+                       GDestroyNotify destroy)
+{
+  Check *c = g_new0 (Check, 1);
+
+  c->bouncer = g_object_ref (bouncer);
+  c->invocation = g_object_ref (invocation);
+  c->target = *target;
+  c->action = VSMD_ACTION_MANAGE;
+  c->callback_as = callback;
+  c->data = data;
+  c->destroy = destroy;
+  start_check (c);
 }
 
 void
@@ -175,6 +200,14 @@ vsmd_bouncer_check (VsmdBouncer *bouncer, GDBusMethodInvocation *invocation,
   c->callback = callback;
   c->data = data;
   c->destroy = destroy;
+  start_check (c);
+}
+
+static void
+start_check (Check *c)
+{
+  GDBusMethodInvocation *invocation = c->invocation;
+
   g_dbus_connection_call (
     g_dbus_method_invocation_get_connection (invocation), "org.freedesktop.DBus",
     "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixUser",

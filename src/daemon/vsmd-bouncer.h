@@ -38,4 +38,13 @@ void vsmd_bouncer_check (VsmdBouncer *bouncer, GDBusMethodInvocation *invocation
                          const VsmdAuthTarget *target, VsmdAuthorized callback, gpointer data,
                          GDestroyNotify destroy);
 
+/* The same, telling the callback who called and what was granted:
+ * VSMD_GRANTED_ROOT, VSMD_ACTION_TUNE_OWN or VSMD_ACTION_MANAGE. */
+#define VSMD_GRANTED_ROOT "root"
+typedef void (*VsmdAuthorizedAs) (GDBusMethodInvocation *invocation, guint32 caller_uid,
+                                  const char *granted, gpointer data);
+void vsmd_bouncer_check_as (VsmdBouncer *bouncer, GDBusMethodInvocation *invocation,
+                            const VsmdAuthTarget *target, VsmdAuthorizedAs callback, gpointer data,
+                            GDestroyNotify destroy);
+
 G_END_DECLS

@@ -147,6 +147,7 @@ add_device (VsmdDaemon *self, const VsmState *s)
   g_message ("%s (%s): managed, %s", s->bdi, s->disk_node ? s->disk_node : "?",
              s->flush_mode ? s->flush_mode : "?");
   refresh_mounts (self, d);
+  vsm_dbus_manager_emit_device_added (self->manager, vsmd_device_get_object_path (d));
 }
 
 static void
@@ -159,6 +160,8 @@ drop_device (VsmdDaemon *self, const char *key)
   if (d == NULL)
     return;
   g_signal_handlers_disconnect_by_data (d, self);
+  vsm_dbus_manager_emit_device_removed (self->manager, vsmd_device_get_object_path (d),
+                                        vsmd_device_get_at_risk_bytes (d));
   vsmd_device_retire (d);
   g_hash_table_remove (self->devices, bdi);
   g_message ("%s: no longer managed", bdi);

@@ -7,6 +7,7 @@
 #include "vsmd-device.h"
 #include "vsmd-error.h"
 #include "vsmd-generated.h"
+#include "vsmd-options.h"
 #include "vsmd-pacer.h"
 
 #include "vsm-drive-history.h"
@@ -14,6 +15,7 @@
 #include "vsm-mount.h"
 #include "vsm-pace.h"
 #include "vsm-paths.h"
+#include "vsm-user-options.h"
 #include "vsm-util.h"
 
 #include <glib/gi18n.h>
@@ -31,6 +33,8 @@
 /* re-applies per mount for a cap the kernel does not keep: then it is left */
 #define DRIFT_MAX_RETRIES 3
 #define NO_UID G_MAXUINT32
+/* SetOptions kept by a previous run wait this long for their mount */
+#define ADOPT_WAIT_USEC (10 * G_USEC_PER_SEC)
 /* without per-device figures (debugfs not mounted) the system's dirty data
  * counts for a drive only this long after it last wrote: the kernel writes
  * dirty pages out after dirty_expire_centisecs (30 s) at the latest */
@@ -49,9 +53,12 @@ struct _VsmdDevice
 
   VsmLearn *learn;
   VsmLearnLimits limits;
-  double option_seconds;    /* SetOptions max-dirty-seconds; 0: the policy's */
-  VsmFlushMode option_mode; /* SetOptions flush-mode; AUTO: the policy's */
-  gboolean applying;        /* an apply or restore runs in a thread */
+  VsmUserOptions *options; /* SetOptions for this mount (vsmd-options.c) */
+  VsmUserOptions *adopted; /* read at start, until the mount is known */
+  gboolean device_cap;     /* the kernel has per-device caps (6.2+) */
+  int global_for_mounted;  /* vm.* knobs last planned for mounted (1), not (0), -1: never */
+  gint64 adopt_until;
+  gboolean applying; /* an apply or restore runs in a thread */
   guint tick_id;
   gint64 last_drift_check;
 
@@ -86,6 +93,8 @@ vsmd_device_finalize (GObject *object)
   g_clear_object (&d->skeleton);
   g_clear_object (&d->bouncer);
   g_clear_pointer (&d->learn, vsm_learn_free);
+  g_clear_pointer (&d->options, vsm_user_options_free);
+  g_clear_pointer (&d->adopted, vsm_user_options_free);
   g_free (d->bdi);
   g_free (d->object_path);
   g_free (d->disk_syspath);
@@ -107,7 +116,6 @@ vsmd_device_class_init (VsmdDeviceClass *klass)
 static void
 vsmd_device_init (VsmdDevice *d)
 {
-  d->option_mode = VSM_FLUSH_MODE_AUTO;
   d->last_write = G_MININT64 / 2;
 }
 
@@ -129,6 +137,12 @@ vsmd_device_is_mounted (VsmdDevice *d)
   return d->mounted;
 }
 
+guint64
+vsmd_device_get_at_risk_bytes (VsmdDevice *d)
+{
+  return vsm_dbus_device_get_at_risk_bytes (d->skeleton);
+}
+
 gboolean
 vsmd_device_is_busy (VsmdDevice *d)
 {
@@ -141,10 +155,7 @@ device_policy (VsmdDevice *d)
 {
   VsmPolicy *p = vsm_policy_load ();
 
-  if (d->option_seconds > 0)
-    p->max_dirty_seconds = d->option_seconds;
-  if (d->option_mode != VSM_FLUSH_MODE_AUTO)
-    p->flush_mode = d->option_mode;
+  vsmd_options_policy_for (p, d->options, d->mounted, d->device_cap);
   return p;
 }
 
@@ -157,6 +168,7 @@ reset_limits (VsmdDevice *d, guint64 start_bandwidth, guint64 cap_in_force)
   d->limits.max_dirty_seconds = p->max_dirty_seconds;
   d->limits.cap_min_bytes = p->cap_min_bytes;
   d->limits.cap_max_bytes = p->cap_max_bytes;
+  vsmd_options_publish (d->skeleton, p);
   if (d->learn == NULL)
     d->learn = vsm_learn_new (&d->limits, MAX (start_bandwidth, 1), g_get_monotonic_time ());
   vsm_learn_set_limits (d->learn, &d->limits, cap_in_force);
@@ -184,7 +196,7 @@ reassert_cap (VsmdDevice *d, const VsmState *s)
   guint64 want;
 
   if (s->cap_bytes == 0 || g_strcmp0 (s->source, "daemon") == 0 || d->applying ||
-      (vsm_learn_get_bandwidth (d->learn) == 0 && d->option_seconds == 0))
+      (vsm_learn_get_bandwidth (d->learn) == 0 && vsm_user_options_is_empty (d->options)))
     return;
   want = vsm_learn_cap_for (&d->limits, vsm_learn_get_cap_bandwidth (d->learn));
   if (fabs ((double)want - (double)s->cap_bytes) <= VSM_LEARN_HYSTERESIS * (double)s->cap_bytes)
@@ -255,6 +267,10 @@ vsmd_device_new (VsmdBouncer *bouncer, const VsmState *s)
   g_signal_connect (d->skeleton, "handle-apply", G_CALLBACK (on_apply), d);
   g_signal_connect (d->skeleton, "handle-restore", G_CALLBACK (on_restore), d);
   g_signal_connect (d->skeleton, "handle-set-options", G_CALLBACK (on_set_options), d);
+  d->adopted = vsmd_options_adopt (d->bdi);
+  d->device_cap = vsmd_options_kernel_has_device_cap (d->bdi);
+  d->global_for_mounted = -1;
+  d->adopt_until = g_get_monotonic_time () + ADOPT_WAIT_USEC;
   vsmd_device_update_state (d, s);
   read_facts (d);
   start_ticking (d, TICK_IDLE_MS);
@@ -394,12 +410,39 @@ set_mounted (VsmdDevice *d, gboolean mounted)
     record_mount (d);
 }
 
+static void reset_options (VsmdDevice *d, VsmUserOptions *options);
+
+/* SetOptions last for one mount: what was kept across a restart counts
+ * again when it is still that mount; an unmount ends them */
+static void
+follow_mount (VsmdDevice *d, guint32 uid, const char *const *mount_points)
+{
+  g_autofree char *key = vsm_user_options_mount_key (uid, mount_points);
+
+  /* udisks may answer after libmount: a while to see the mount again */
+  if (d->adopted != NULL && (d->mounted || g_get_monotonic_time () > d->adopt_until))
+    {
+      VsmUserOptions *o = g_steal_pointer (&d->adopted);
+      if (d->mounted && g_strcmp0 (o->mount, key) == 0)
+        {
+          g_message ("%s: the options set for this mount are in force again", d->bdi);
+          reset_options (d, o);
+          return;
+        }
+      vsm_user_options_free (o);
+      vsm_user_options_remove (d->bdi, NULL);
+    }
+  if (d->options != NULL && (!d->mounted || g_strcmp0 (d->options->mount, key) != 0))
+    reset_options (d, NULL);
+}
+
 void
 vsmd_device_set_mount_points (VsmdDevice *d, const char *const *mount_points)
 {
   g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
   g_autoptr (GPtrArray) mounts = vsm_mounts_for_disk (client, d->disk_syspath);
   g_autoptr (GPtrArray) targets = g_ptr_array_new ();
+  guint32 owner;
 
   if (mount_points == NULL)
     {
@@ -408,9 +451,15 @@ vsmd_device_set_mount_points (VsmdDevice *d, const char *const *mount_points)
       g_ptr_array_add (targets, NULL);
       mount_points = (const char *const *)targets->pdata;
     }
+  owner = mount_owner (mounts);
+  if (owner == NO_UID)
+    owner = vsmd_options_mount_point_owner (mount_points);
   vsm_dbus_device_set_mount_points (d->skeleton, mount_points);
-  vsm_dbus_device_set_mounted_by (d->skeleton, mount_owner (mounts));
+  vsm_dbus_device_set_mounted_by (d->skeleton, owner);
   set_mounted (d, mount_points[0] != NULL);
+  follow_mount (d, owner, mount_points);
+  if (vsmd_options_global_due (d->device_cap, d->mounted, &d->global_for_mounted))
+    start_job (d, FALSE, NULL);
 }
 
 void
@@ -421,6 +470,7 @@ vsmd_device_retire (VsmdDevice *d)
   d->mounted = FALSE;
   stop_pacing (d);
   g_clear_handle_id (&d->tick_id, g_source_remove);
+  reset_options (d, NULL);
   vsmd_device_unexport (d);
 }
 
@@ -663,68 +713,46 @@ on_restore (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
   return TRUE;
 }
 
-/* Validated like the policy (the same table and ranges); every key must
- * be known. */
-static gboolean
-parse_options (GVariant *options, double *seconds, VsmFlushMode *mode, GError **error)
+/* options: the new ones (NULL: none); kept in the state directory */
+static void
+reset_options (VsmdDevice *d, VsmUserOptions *options)
 {
-  g_autoptr (VsmPolicy) p = vsm_policy_new_default ();
-  static const char *const allowed[] = { "max-dirty-seconds", "flush-mode" };
-  GVariantIter iter;
-  const char *key;
-  GVariant *value;
-
-  g_variant_iter_init (&iter, options);
-  while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
-    {
-      if (!g_strv_contains (allowed, key))
-        {
-          g_set_error (error, VSMD_ERROR, VSMD_ERROR_INVALID_ARGUMENT,
-                       "unknown option '%s' (max-dirty-seconds, flush-mode)", key);
-          return FALSE;
-        }
-      if (!vsm_policy_set (p, key, value))
-        {
-          g_set_error (error, VSMD_ERROR, VSMD_ERROR_INVALID_ARGUMENT, "%s",
-                       (char *)g_ptr_array_index (p->problems, p->problems->len - 1));
-          return FALSE;
-        }
-      if (g_str_equal (key, "max-dirty-seconds"))
-        *seconds = p->max_dirty_seconds;
-      else
-        *mode = p->flush_mode;
-    }
-  return TRUE;
+  g_clear_pointer (&d->options, vsm_user_options_free);
+  d->options = options;
+  vsmd_options_store (d->bdi, options);
+  if (d->learn != NULL)
+    reset_limits (d, 0, vsm_learn_get_cap (d->learn));
 }
 
 static void
-do_set_options (GDBusMethodInvocation *inv, gpointer data)
+do_set_options (GDBusMethodInvocation *inv, guint32 uid, const char *granted, gpointer data)
 {
   VsmdDevice *d = VSMD_DEVICE (data);
-  GVariant *options = g_variant_get_child_value (g_dbus_method_invocation_get_parameters (inv), 0);
-  g_autoptr (GError) error = NULL;
-  double seconds = d->option_seconds;
-  VsmFlushMode mode = d->option_mode;
+  const char *const *points = vsm_dbus_device_get_mount_points (d->skeleton);
+  g_autofree char *key =
+    vsm_user_options_mount_key (vsm_dbus_device_get_mounted_by (d->skeleton), points);
+  VsmUserOptions *o;
 
-  if (!parse_options (options, &seconds, &mode, &error))
-    g_dbus_method_invocation_return_gerror (inv, error);
-  else if (d->applying)
-    g_dbus_method_invocation_return_error_literal (inv, VSMD_ERROR, VSMD_ERROR_BUSY,
-                                                   "an apply is running for this drive");
-  else
+  /* nothing changes while an apply runs: its result would not say so */
+  if (d->applying)
     {
-      d->option_seconds = seconds;
-      d->option_mode = mode;
-      reset_limits (d, 0, vsm_learn_get_cap (d->learn));
-      start_job (d, FALSE, inv);
+      g_dbus_method_invocation_return_error_literal (inv, VSMD_ERROR, VSMD_ERROR_BUSY,
+                                                     "an apply is running for this drive");
+      return;
     }
-  g_variant_unref (options);
+  o = vsmd_options_update (d->bdi, d->options, inv, uid, granted);
+  if (o == NULL)
+    return; /* answered */
+  g_free (o->mount);
+  o->mount = g_steal_pointer (&key);
+  reset_options (d, o);
+  start_job (d, vsmd_options_ignore_drive (d->options, d->disk_syspath), inv);
 }
 
 static gboolean
 on_set_options (VsmDbusDevice *s, GDBusMethodInvocation *inv, GVariant *options, VsmdDevice *d)
 {
   VsmdAuthTarget t = auth_target (d);
-  vsmd_bouncer_check (d->bouncer, inv, &t, do_set_options, g_object_ref (d), g_object_unref);
+  vsmd_bouncer_check_as (d->bouncer, inv, &t, do_set_options, g_object_ref (d), g_object_unref);
   return TRUE;
 }

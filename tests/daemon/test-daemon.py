@@ -478,6 +478,284 @@ class TestDaemon(unittest.TestCase):
         r = self.cli("plan", node)
         self.assertNotIn("learned on this drive", r.stdout)
 
+    # ---- per-user options (issue 14) ----
+
+    def admin_settings(self, settings="", locks=()):
+        """the daemon's system settings: a keyfile, its defaults, its locks
+        (GLib's keyfile backend, as dconf's system databases would be)"""
+        d = os.path.join(self.tmp, "settings-" + self.id().split(".")[-1])
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "settings"), "w") as f:
+            f.write("[org/vfatsmart]\n" + settings)
+        with open(os.path.join(d, "locks"), "w") as f:
+            f.write("".join("/org/vfatsmart/%s\n" % k for k in locks))
+        self.env["VFAT_SMART_SETTINGS_DIR"] = d
+
+    def user_mounted_stick(self, uid=65534):
+        """a managed stick that udisks says is mounted, its root owned by uid
+        (FAT's root directory belongs to the mount's uid=)"""
+        node, bdi, path = self.managed_stick()
+        major, minor = (int(x) for x in bdi.split(":"))
+        self.start_udisks_mock((major << 8) | (minor + 1))
+        self.mount_dir = os.path.join(self.tmp, "media-" + self.id().split(".")[-1], "STICKSS")
+        os.makedirs(self.mount_dir, exist_ok=True)
+        os.chown(self.mount_dir, uid, uid)
+        self.udisks_mount_points([self.mount_dir])
+        return node, bdi, path
+
+    def caller_uid(self):
+        return 65534 if os.geteuid() == 0 else os.geteuid()
+
+    def policy_of(self, path):
+        return {k: (v, o) for k, v, o in self.prop(path, "Policy")}
+
+    def test_user_options_clamped_and_locked(self):
+        self.admin_settings("user-max-dirty-seconds=3.0\n", locks=["flush-mode"])
+        _, bdi, path = self.user_mounted_stick(self.caller_uid())
+        self.start_daemon()
+        wait_for(lambda: self.prop(path, "MountedBy") == self.caller_uid(), what="MountedBy")
+        self.polkit_allow(["org.vfatsmart.tune-own-device"])
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "CapBytes"), 19 * 1024 * 1024)
+        pol = self.policy_of(path)
+        self.assertEqual(pol["max-dirty-seconds"], ("1.0", "user"))
+        self.assertEqual(pol["flush-mode"][1], "locked")
+        self.assertEqual(pol["user-max-dirty-seconds"], ("3.0", "admin"))
+        self.assertEqual(pol["dirty-cap-max-bytes"][1], "built-in")
+        # above the admin's bound: lowered to it (3 s: 57 MiB)
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <20.0>}")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "CapBytes"), 57 * 1024 * 1024)
+        self.assertEqual(self.policy_of(path)["max-dirty-seconds"], ("3.0", "user"))
+        # a locked key is never the user's; the rest of the call is refused with it
+        ok, err = self.call_unprivileged(path, "SetOptions",
+                                         "{'flush-mode': <'off'>, 'max-dirty-seconds': <1.0>}")
+        self.assertFalse(ok)
+        self.assertIn("NotAuthorized", err)
+        self.assertIn("flush-mode is locked", err)
+        self.assertEqual(self.prop(path, "CapBytes"), 57 * 1024 * 1024)
+        # machine-wide keys are not a user's to send
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'allow-global-knobs': <true>}")
+        self.assertFalse(ok)
+        self.assertIn("InvalidArgument", err)
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'dirty-cap-max-bytes': <uint64 1>}")
+        self.assertFalse(ok)
+        # status as that user: each value and where it came from; the user's
+        # own flush-mode is not in force, and why
+        self.gsettings("set", "org.vfatsmart", "flush-mode", "off")
+        r = subprocess.run(self.as_caller([CLI, "status"]), env=self.user_env(),
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"Policy: +flush-mode +'auto' \(locked\)\n +your 'off' is not "
+                                   r"in force \(locked by the administrator\)\n")
+        self.assertRegex(r.stdout, r"\n +max-dirty-seconds +3\.0 \(user\)\n")
+        self.assertRegex(r.stdout, r"\n +user-max-dirty-seconds +3\.0 \(admin\)\n")
+        self.assertRegex(r.stdout, r"\n +dirty-cap-max-bytes +268435456 \(built-in\)\n")
+        # reset: back to the admin's policy
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'reset': <true>}")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        self.assertEqual(self.policy_of(path)["max-dirty-seconds"], ("2.0", "built-in"))
+
+    def test_user_tuning_forbidden(self):
+        self.admin_settings("allow-user-tuning=false\n")
+        _, _, path = self.user_mounted_stick(self.caller_uid())
+        self.start_daemon()
+        wait_for(lambda: self.prop(path, "MountedBy") == self.caller_uid(), what="MountedBy")
+        self.polkit_allow(["org.vfatsmart.tune-own-device"])
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.assertFalse(ok)
+        self.assertIn("NotAuthorized", err)
+        self.assertIn("allow-user-tuning", err)
+        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+
+    def test_user_cannot_tune_another_users_drive(self):
+        if os.geteuid() != 0:
+            self.skipTest("needs root (a mount point owned by another uid)")
+        self.admin_settings()
+        _, _, path = self.user_mounted_stick(uid=4242)
+        self.start_daemon()
+        wait_for(lambda: self.prop(path, "MountedBy") == 4242, what="MountedBy")
+        self.polkit_allow(["org.vfatsmart.tune-own-device"])
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.assertFalse(ok)
+        self.assertIn("NotAuthorized", err)
+        self.assertIn("org.vfatsmart.manage", err)
+        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+
+    def test_options_survive_restart(self):
+        self.admin_settings()
+        _, bdi, path = self.user_mounted_stick(self.caller_uid())
+        self.start_daemon()
+        wait_for(lambda: self.prop(path, "MountedBy") == self.caller_uid(), what="MountedBy")
+        self.polkit_allow(["org.vfatsmart.tune-own-device"])
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.assertTrue(ok, err)
+        options = os.path.join(self.state, bdi.replace(":", "-") + ".options")
+        self.assertTrue(os.path.exists(options))
+        # kill -9, then activation again: the options of this mount count again
+        self.daemon.kill()
+        self.daemon.wait()
+        self.daemon = None
+        wait_for(lambda: not self.name_has_owner(BUS_NAME), what="the name to go")
+        self.start_daemon()
+        wait_for(lambda: self.policy_of(path)["max-dirty-seconds"] == ("1.0", "user"),
+                 what="the kept options")
+        self.assertEqual(self.prop(path, "CapBytes"), 19 * 1024 * 1024)
+        # a re-apply by the daemon keeps them
+        self.call(path, "Apply")
+        self.assertEqual(self.prop(path, "CapBytes"), 19 * 1024 * 1024)
+        # the unmount ends them, the file goes
+        self.udisks_mount_points([])
+        wait_for(lambda: not os.path.exists(options), what="the options file to go")
+        self.assertEqual(self.policy_of(path)["max-dirty-seconds"], ("2.0", "built-in"))
+        # a garbage file of a previous run is not obeyed
+        self.stop_daemon()
+        with open(options, "w") as f:
+            f.write("[options]\nsource=user\nuid=x\n")
+        os.chmod(options, 0o644)
+        self.start_daemon()
+        wait_for(lambda: not os.path.exists(options), what="the bad options file to go")
+
+    # ---- vfat-smart agent (issue 14) ----
+
+    def start_session_bus(self):
+        """a session bus with dbusmock's notification daemon on it"""
+        sock = os.path.join(self.tmp, "session_bus-" + self.id().split(".")[-1])
+        conf = sock + ".conf"
+        with open(conf, "w") as f:
+            f.write(BUS_CONFIG.replace("<type>system</type>", "<type>session</type>") % sock)
+        bus = subprocess.Popen(["dbus-daemon", "--nofork", "--config-file", conf])
+        self.addCleanup(lambda: (bus.terminate(), bus.wait()))
+        wait_for(lambda: os.path.exists(sock), what="the session bus")
+        self.session_address = "unix:path=" + sock
+        env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=self.session_address)
+        notifyd = subprocess.Popen(
+            [sys.executable, "-m", "dbusmock", "--template", "notification_daemon"],
+            stdout=subprocess.DEVNULL, env=env)
+        self.addCleanup(lambda: (notifyd.terminate(), notifyd.wait()))
+        self.session = Gio.DBusConnection.new_for_address_sync(
+            self.session_address,
+            Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
+            | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        self.addCleanup(lambda: self.session.close_sync(None))
+
+        def has_notifyd():
+            r = self.session.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "NameHasOwner",
+                                       GLib.Variant("(s)", ("org.freedesktop.Notifications",)),
+                                       None, Gio.DBusCallFlags.NONE, -1, None)
+            return r.unpack()[0]
+        wait_for(has_notifyd, what="the notification mock")
+
+    def notifications(self):
+        r = self.session.call_sync("org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+                                   "org.freedesktop.DBus.Mock", "GetMethodCalls",
+                                   GLib.Variant("(s)", ("Notify",)), None, Gio.DBusCallFlags.NONE,
+                                   -1, None)
+        return [args for _, args in r.unpack()[0]]
+
+    def user_env(self):
+        """the caller's session: its own keyfile settings, the buses"""
+        home = os.path.join(self.tmp, "home-" + self.id().split(".")[-1])
+        os.makedirs(os.path.join(home, "glib-2.0", "settings"), exist_ok=True)
+        for dirpath, _, _ in os.walk(home):
+            os.chown(dirpath, self.caller_uid(), self.caller_uid())
+        env = dict(self.env, XDG_CONFIG_HOME=home, GSETTINGS_BACKEND="keyfile", HOME=home,
+                   DBUS_SESSION_BUS_ADDRESS=getattr(self, "session_address", "unix:path=/nonexistent"))
+        env.pop("VFAT_SMART_SETTINGS_DIR", None)  # the admin's, not the user's
+        return env
+
+    def as_caller(self, cmd):
+        if os.geteuid() == 0:
+            return ["setpriv", "--reuid=%d" % self.caller_uid(), "--regid=%d" % self.caller_uid(),
+                    "--clear-groups"] + cmd
+        return cmd
+
+    def gsettings(self, *args):
+        r = subprocess.run(self.as_caller(["gsettings"] + list(args)), env=self.user_env(),
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def start_agent(self):
+        agent = subprocess.Popen(self.as_caller([CLI, "agent"]), env=self.user_env())
+        self.addCleanup(lambda: (agent.terminate(), agent.wait()))
+        return agent
+
+    def copy(self, bdi, path):
+        """data at risk for a few samples, then written out"""
+        self.set_stats(bdi, 20000, 4000)
+        wait_for(lambda: self.prop(path, "AtRiskBytes") > 0, what="data at risk")
+        self.pump(1.5)
+        self.set_stats(bdi, 0, 0)
+        wait_for(lambda: self.prop(path, "AtRiskBytes") == 0, what="nothing at risk")
+
+    def test_agent_tunes_and_notifies(self):
+        self.admin_settings()
+        self.start_session_bus()
+        _, bdi, path = self.user_mounted_stick(self.caller_uid())
+        self.polkit_allow(["org.vfatsmart.tune-own-device"])
+        self.start_daemon()
+        wait_for(lambda: self.prop(path, "MountedBy") == self.caller_uid(), what="MountedBy")
+        agent = self.start_agent()
+        # nothing set by the user: the admin's policy (the agent sent only reset)
+        self.pump(2)
+        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        # `gsettings set` as the user, and nothing else: half the cap
+        self.gsettings("set", "org.vfatsmart", "max-dirty-seconds", "1.0")
+        wait_for(lambda: self.prop(path, "CapBytes") == 19 * 1024 * 1024, what="the user's cap")
+        self.assertEqual(self.policy_of(path)["max-dirty-seconds"], ("1.0", "user"))
+        # a second agent in the same session steps aside
+        r = subprocess.run(self.as_caller([CLI, "agent"]), env=self.user_env(), timeout=20,
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("another vfat-smart agent", r.stderr)
+        # a copy drains: "safe to unplug", once
+        self.assertEqual(self.notifications(), [])
+        self.copy(bdi, path)
+        wait_for(lambda: len(self.notifications()) == 1, what="the notification")
+        n = self.notifications()[0]
+        self.assertEqual(n[0], "vfat-smart")
+        self.assertEqual(n[3], "STICKSS is safe to unplug")
+        self.pump(2)
+        self.assertEqual(len(self.notifications()), 1)
+        # off by the user's key
+        self.gsettings("set", "org.vfatsmart", "notify-safe", "false")
+        self.pump(1)
+        self.copy(bdi, path)
+        self.pump(2)
+        self.assertEqual(len(self.notifications()), 1)
+        # the user resets the key: the admin's value again
+        self.gsettings("reset", "org.vfatsmart", "max-dirty-seconds")
+        wait_for(lambda: self.prop(path, "CapBytes") == 38 * 1024 * 1024, what="the admin's cap")
+        self.assertIsNone(agent.poll())
+
+    def test_agent_pull_with_data_at_risk(self):
+        self.admin_settings()
+        self.start_session_bus()
+        node, bdi, path = self.user_mounted_stick(self.caller_uid())
+        _, disk_sys, _ = self.fixture_nodes("usb-storage-ss-stick")
+        self.polkit_allow(["org.vfatsmart.tune-own-device"])
+        self.start_daemon()
+        wait_for(lambda: self.prop(path, "MountedBy") == self.caller_uid(), what="MountedBy")
+        self.start_agent()
+        self.pump(2)
+        self.set_stats(bdi, 20000, 4000)
+        wait_for(lambda: self.prop(path, "AtRiskBytes") == 24000 * 1024, what="data at risk")
+        self.pump(1.5)
+        # pulled: the disk and its node go, and the udev rule's helper forgets
+        # the record on the remove event (vsm_forget, as `forget MAJ:MIN` does)
+        self.bed.remove_device(disk_sys)
+        r = self.cli("forget", bdi)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        wait_for(lambda: self.list_devices() == [], what="the object to go")
+        wait_for(lambda: len(self.notifications()) == 1, what="the notification")
+        n = self.notifications()[0]
+        self.assertEqual(n[3], "STICKSS was unplugged too early")
+        self.assertRegex(n[4], r"^About 23.4.MiB written to it had not reached the drive")
+        self.assertFalse(os.path.exists(os.path.join(self.state, bdi.replace(":", "-") + ".options")))
+
     def test_idle_exit(self):
         _, _, path = self.managed_stick()
         self.daemon = subprocess.Popen([DAEMON, "--idle-timeout=1"], env=self.env)

@@ -334,6 +334,60 @@ test_global_knobs_and_owners (Tree *t, gconstpointer data)
   g_assert_cmpuint (g->owners->len, ==, 0);
 }
 
+/* the vm.* knobs act on every disk: they follow the slowest drive that
+ * relies on them (not the last plugged), relax when it goes, and a value
+ * someone else wrote meanwhile is theirs: never overwritten, not restored */
+static void
+test_global_slowest_and_changed_by_other (Tree *t, gconstpointer data)
+{
+  g_autoptr (VsmDevice) a = device (2);
+  g_autoptr (VsmDevice) b = device (3);
+  g_autoptr (VsmPlan) pa = plan_for (a, VSM_FLUSH_MODE_AUTO, TRUE);
+  g_autoptr (VsmPlan) pb = plan_for (b, VSM_FLUSH_MODE_AUTO, TRUE);
+  g_autoptr (VsmState) sa = NULL, sb = NULL, sa2 = NULL;
+  g_autoptr (GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmGlobalState) g = NULL;
+  gboolean said = FALSE;
+
+  pb->cap_bytes = 10485760; /* a slower drive */
+  sa = vsm_apply (a, pa, &options, &error);
+  g_assert_no_error (error);
+  assert_file (t, "proc/sys/vm/dirty_bytes", "39845888");
+  sb = vsm_apply (b, pb, &options, &error);
+  g_assert_no_error (error);
+  assert_file (t, "proc/sys/vm/dirty_bytes", "10485760");
+  assert_file (t, "proc/sys/vm/dirty_background_bytes", "5242880");
+  /* the faster one applying again does not lift the bound */
+  sa2 = vsm_apply (a, pa, &options, &error);
+  g_assert_no_error (error);
+  assert_file (t, "proc/sys/vm/dirty_bytes", "10485760");
+  /* the slow one goes: the bound is the faster one's */
+  g_assert_true (vsm_restore ("7:3", 0, report, &error));
+  g_assert_no_error (error);
+  assert_file (t, "proc/sys/vm/dirty_bytes", "39845888");
+  assert_file (t, "proc/sys/vm/dirty_background_bytes", "19922944");
+  /* root changes it meanwhile: a new owner leaves it, the last one too */
+  put (t, "proc/sys/vm/dirty_bytes", "5000000");
+  g_clear_pointer (&sb, vsm_state_free);
+  sb = vsm_apply (b, pb, &options, &error);
+  g_assert_no_error (error);
+  assert_file (t, "proc/sys/vm/dirty_bytes", "5000000");
+  g_assert_true (vsm_restore ("7:3", 0, NULL, &error));
+  g_ptr_array_set_size (report, 0);
+  g_assert_true (vsm_restore ("7:2", 0, report, &error));
+  g_assert_no_error (error);
+  assert_file (t, "proc/sys/vm/dirty_bytes", "5000000");
+  assert_file (t, "proc/sys/vm/dirty_background_ratio", "10"); /* ours: put back */
+  for (guint i = 0; i < report->len; i++)
+    said |=
+      strstr (g_ptr_array_index (report, i), "vm.dirty_bytes: changed by someone else") != NULL;
+  g_assert_true (said);
+  g = vsm_global_state_load (&error);
+  g_assert_cmpuint (g->owners->len, ==, 0);
+  g_assert_cmpuint (g->knobs->len, ==, 0);
+}
+
 /* an owner of the vm.* knobs without a record (a crash, a full /run) is
  * dropped by restore --all, which then puts the knobs back */
 static void
@@ -434,6 +488,7 @@ main (int argc, char **argv)
   ADD ("/apply/no-room-changes-nothing", test_no_room_changes_nothing);
   ADD ("/apply/pulled-during-apply", test_pulled_during_apply);
   ADD ("/apply/global-knobs-and-owners", test_global_knobs_and_owners);
+  ADD ("/apply/global-slowest-and-changed-by-other", test_global_slowest_and_changed_by_other);
   ADD ("/apply/phantom-owner", test_phantom_owner);
   ADD ("/apply/release-phantom-owners", test_release_phantom_owners);
   ADD ("/apply/corrupt-record-is-reported", test_corrupt_record_is_reported);

@@ -1,0 +1,149 @@
+/* vsmd-options.c - SetOptions: a user's or an admin's options for one drive
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "vsmd-options.h"
+#include "vsmd-bouncer.h"
+#include "vsmd-error.h"
+
+#include "vsm-device.h"
+#include "vsm-kernel.h"
+#include "vsm-plan.h"
+#include "vsm-util.h"
+
+#include <sys/stat.h>
+
+VsmUserOptions *
+vsmd_options_update (const char *bdi, const VsmUserOptions *current, GDBusMethodInvocation *inv,
+                     guint32 uid, const char *granted)
+{
+  g_autoptr (GVariant) options =
+    g_variant_get_child_value (g_dbus_method_invocation_get_parameters (inv), 0);
+  g_autoptr (VsmPolicy) admin = vsm_policy_load ();
+  g_autoptr (VsmUserOptions) o = vsm_user_options_copy (current);
+  g_autoptr (GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) error = NULL;
+  gboolean as_user = g_strcmp0 (granted, VSMD_ACTION_TUNE_OWN) == 0;
+
+  if (!vsm_user_options_update (o, options, admin, as_user, uid, notes, &error))
+    {
+      int code = g_error_matches (error, VSM_ERROR, VSM_ERROR_PERMISSION)
+                   ? VSMD_ERROR_NOT_AUTHORIZED
+                   : VSMD_ERROR_INVALID_ARGUMENT;
+      g_message ("%s: SetOptions of uid %u refused: %s", bdi, uid, error->message);
+      g_dbus_method_invocation_return_error_literal (inv, VSMD_ERROR, code, error->message);
+      return NULL;
+    }
+  for (guint i = 0; i < notes->len; i++)
+    g_message ("%s: uid %u: %s", bdi, uid, (char *)g_ptr_array_index (notes, i));
+  g_message ("%s: options of uid %u (%s): %u keys", bdi, uid, o->source,
+             g_hash_table_size (o->values));
+  return g_steal_pointer (&o);
+}
+
+gboolean
+vsmd_options_ignore_drive (const VsmUserOptions *o, const char *disk_syspath)
+{
+  g_autoptr (GUdevClient) client = NULL;
+  g_autoptr (VsmDevice) dev = NULL;
+  g_autoptr (VsmPolicy) p = NULL;
+  const char *which = NULL;
+
+  if (o == NULL || !g_hash_table_contains (o->values, "ignore-devices"))
+    return FALSE;
+  p = vsm_policy_load ();
+  vsm_user_options_apply (o, p);
+  client = g_udev_client_new (NULL);
+  dev = vsm_device_new_from_spec (client, disk_syspath, NULL);
+  if (dev == NULL || !vsm_plan_device_ignored (dev, p, &which))
+    return FALSE;
+  g_message ("%s: in the ignore-devices of the options (%s): restoring it", disk_syspath, which);
+  return TRUE;
+}
+
+void
+vsmd_options_store (const char *bdi, const VsmUserOptions *o)
+{
+  g_autoptr (GError) error = NULL;
+  gboolean ok = vsm_user_options_is_empty (o) ? vsm_user_options_remove (bdi, &error)
+                                              : vsm_user_options_save (bdi, o, &error);
+  if (!ok)
+    g_warning ("%s: %s", bdi, error->message);
+}
+
+VsmUserOptions *
+vsmd_options_adopt (const char *bdi)
+{
+  g_autoptr (GError) error = NULL;
+  VsmUserOptions *o = vsm_user_options_load (bdi, &error);
+
+  if (o == NULL && !g_error_matches (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED))
+    {
+      g_warning ("%s: options of a previous run not trusted, dropped: %s", bdi, error->message);
+      vsm_user_options_remove (bdi, NULL);
+    }
+  return o;
+}
+
+void
+vsmd_options_publish (VsmDbusDevice *skeleton, const VsmPolicy *p)
+{
+  GVariantBuilder b;
+
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("a(sss)"));
+  for (gsize i = 0; i < vsm_policy_n_keys (); i++)
+    {
+      const char *key = vsm_policy_key_name (i);
+      g_autofree char *value = vsm_policy_print_value (p, key);
+      g_variant_builder_add (&b, "(sss)", key, value ? value : "", vsm_policy_get_origin (p, key));
+    }
+  vsm_dbus_device_set_policy (skeleton, g_variant_builder_end (&b));
+}
+
+guint32
+vsmd_options_mount_point_owner (const char *const *mount_points)
+{
+  struct stat st;
+
+  if (mount_points == NULL || mount_points[0] == NULL || stat (mount_points[0], &st) < 0 ||
+      !S_ISDIR (st.st_mode))
+    return G_MAXUINT32;
+  return st.st_uid;
+}
+
+void
+vsmd_options_policy_for (VsmPolicy *p, const VsmUserOptions *o, gboolean mounted,
+                         gboolean device_cap)
+{
+  gboolean by_user = o && g_strcmp0 (o->source, VSM_OPTIONS_BY_USER) == 0;
+
+  if (o != NULL && (device_cap || !by_user))
+    vsm_user_options_apply (o, p);
+  if (!device_cap && !mounted)
+    p->allow_global_knobs = FALSE;
+}
+
+gboolean
+vsmd_options_kernel_has_device_cap (const char *bdi)
+{
+  g_autoptr (VsmKernel) k = vsm_kernel_probe (bdi, VSM_FLUSH_FIX_UNKNOWN);
+  return k->has_strict_limit && k->has_max_bytes;
+}
+
+gboolean
+vsmd_options_global_due (gboolean device_cap, gboolean mounted, int *planned_for)
+{
+  g_autoptr (VsmPolicy) p = NULL;
+
+  if (device_cap || *planned_for == (int)mounted)
+    return FALSE;
+  p = vsm_policy_load ();
+  if (!p->allow_global_knobs)
+    return FALSE;
+  g_message ("vm.* knobs: a managed drive was %s: applying again",
+             mounted ? "mounted" : "unmounted");
+  *planned_for = mounted;
+  return TRUE;
+}

@@ -1,0 +1,156 @@
+# guest side: vfat-smart agent (issue 14). Run with --stick-profile cheap-stick (the
+# hotplug stick on NBD at 20 MB/s). labuser runs the agent in a session bus of its own
+# (dbus-run-session) with dbusmock's notification daemon on it (its log is the test
+# listener), sets max-dirty-seconds to 1 with gsettings, mounts the stick with udisksctl:
+# the cap is half the system default's; a copy drains and the notification comes after.
+# On a kernel without per-device caps (6.1), the admin (root's dconf) turns on
+# allow-global-knobs: a mounted stick changes vm.dirty_bytes (to the admin's cap, not
+# the user's), unplugging restores it, and a value root changed in between is left
+# alone and reported. Ends with "KERNEL: N passed, N failed".
+set -u
+. "${LAB_SCRIPT_DIR:?the driver sets LAB_SCRIPT_DIR}/check-lib.sh"
+
+D=org.vfatsmart.VfatSmart1
+W=$(mktemp -d)
+chmod 755 "$W"
+val() {
+  gdbus call --system -d $D -o "$1" -m org.freedesktop.DBus.Properties.Get "$D.Device" "$2" 2> /dev/null |
+    sed -E "s/^\(<//; s/>,\)$//; s/^(uint64|uint32|double|objectpath) //; s/^'(.*)'$/\1/"
+}
+list() { gdbus call --system -d $D -o /org/vfatsmart/VfatSmart1 -m "$D.Manager.ListDevices" 2> /dev/null; }
+wait_until() {   # SECONDS CMD...: true once CMD is
+  local n=$(($1 * 5)); shift
+  for ((i = 0; i < n; i++)); do "$@" && return 0; sleep 0.2; done
+  return 1
+}
+export -f val list
+export D
+in_list() { list | grep -q "$1"; }
+between() { [ "${1:-0}" -ge "$2" ] && [ "${1:-0}" -le "$3" ]; }
+vm() { cat /proc/sys/vm/dirty_bytes; }
+
+lab_polkit_allow_user
+# the guest has no logind: labuser's active-session grant of tune-own-device is given
+# by a rule, as for udisks
+cat > /etc/polkit-1/rules.d/11-vsm-lab-tune-own.rules << 'RULE'
+polkit.addRule(function(action, subject) {
+    if (action.id == "org.vfatsmart.tune-own-device" && subject.user == "labuser")
+        return polkit.Result.YES;
+});
+RULE
+sleep 2
+
+# labuser's session: a bus, the notification listener, the agent; ends when $W/stop appears
+chown labuser "$W"
+cat > "$W/session.sh" << 'EOF'
+W=$1
+/usr/bin/python3 -m dbusmock --template notification_daemon -l "$W/notify.log" > "$W/dbusmock.log" 2>&1 &
+for i in $(seq 50); do gdbus introspect --session -d org.freedesktop.Notifications -o /org/freedesktop/Notifications > /dev/null 2>&1 && break; sleep 0.2; done
+gsettings set org.vfatsmart max-dirty-seconds 1.0
+gsettings get org.vfatsmart max-dirty-seconds > "$W/user-setting"
+G_MESSAGES_DEBUG=vfat-smart vfat-smart agent > "$W/agent.log" 2>&1 &
+echo $! > "$W/agent.pid"
+while [ ! -e "$W/stop" ]; do sleep 0.5; done
+kill %2 %1 2> /dev/null
+wait
+EOF
+lab_as_user dbus-run-session -- bash "$W/session.sh" "$W" &
+spid=$!
+check "labuser's session runs the agent" wait_until 30 bash -c "[ -s $W/agent.pid ] && kill -0 \$(cat $W/agent.pid)"
+check "labuser's gsettings set max-dirty-seconds 1.0 (the dconf backend)" grep -qx 1.0 "$W/user-setting"
+
+d=$(lab_hotplug) || { fail "hotplug"; finish; }
+part=${d}1
+bdi=$(cat "/sys/block/${d#/dev/}/dev")
+path=/org/vfatsmart/VfatSmart1/devices/${bdi/:/_}
+echo "   hotplugged $d ($bdi)"
+check "the daemon lists the stick" wait_until 30 in_list "$path"
+system_cap=$(val "$path" CapBytes)
+has_cap=$(gdbus call --system -d $D -o /org/vfatsmart/VfatSmart1 -m org.freedesktop.DBus.Properties.Get $D.Manager HasDeviceCap)
+echo "   the system default's cap: $system_cap; HasDeviceCap $has_cap"
+
+lab_as_user udisksctl mount -b "$part" > /dev/null
+mnt=$(findmnt -n -o TARGET --source "$part" | head -n 1)
+label=$(basename "$mnt")
+check "MountedBy is labuser" wait_until 20 bash -c "[ \"\$(val $path MountedBy)\" = 1000 ]"
+if [[ $has_cap == *true* ]]; then
+  half=$((system_cap / 2))
+  check "the cap is half the system default's ($((half / 1048576)) MiB)" \
+    wait_until 30 bash -c "c=\$(val $path CapBytes); [ \$c -ge $((half - 1048576)) ] && [ \$c -le $((half + 1048576)) ]"
+  echo "   CapBytes now $(val "$path" CapBytes); max_bytes $(cat /sys/class/bdi/$bdi/max_bytes)"
+  check "status as labuser: max-dirty-seconds 1.0 (user)" bash -c "runuser -u labuser -- vfat-smart status | tee $W/status-user | grep -Eq 'max-dirty-seconds +1.0 \(user\)'"
+  sed -n '/Policy/,/user-max/p' "$W/status-user" | sed 's/^/   | /'
+fi
+sed 's/^/   agent | /' "$W/agent.log"
+
+# a copy: the notification after it drained
+head -c 64M /dev/urandom > "$W/data"
+lab_as_user cp "$W/data" "$mnt/copy" &
+cpid=$!
+drained=""; seen=0
+for t in $(seq 300); do
+  r=$(val "$path" AtRiskBytes)
+  [ "${r:-0}" -gt 0 ] && seen=1
+  if [ $seen = 1 ] && [ "${r:-0}" = 0 ] && ! kill -0 $cpid 2> /dev/null; then drained=$(date +%s.%N); break; fi
+  sleep 0.5
+done
+wait $cpid
+echo "   data was at risk: $seen; drained at ${drained:-never}"
+check "the copy put data at risk, then drained" [ -n "$drained" ]
+check "a notification came" wait_until 20 grep -q "safe to unplug" "$W/notify.log"
+sed 's/^/   notify | /' "$W/notify.log"
+nt=$(grep -m1 "safe to unplug" "$W/notify.log" | cut -d' ' -f1)
+check "it says \"$label is safe to unplug\"" grep -q "\"$label is safe to unplug\"" "$W/notify.log"
+# the daemon's feed is sampled once a second: the call may precede our sample by that
+check "it came after the copy drained (notify $nt, drained $drained)" awk -v n="${nt:-0}" -v d="${drained:-9e9}" 'BEGIN { exit !(n >= d - 1.5) }'
+check "the copy reads back" cmp -s "$W/data" "$mnt/copy"
+cp "$W/agent.log" "$W/notify.log" "$LAB_OUT/" 2> /dev/null
+grep -v ' at risk$' "$W/agent.log" | tail -n 20 | sed 's/^/   agent | /'
+grep -c ' at risk$' "$W/agent.log" | sed 's/^/   agent feed lines: /'
+
+if [[ $has_cap != *true* ]]; then
+  # Linux < 6.2: the admin's consent (root's dconf), the vm.* knobs while mounted
+  check "udisksctl unmount" lab_as_user udisksctl unmount -b "$part"
+  lab_unplug
+  wait_until 20 bash -c "! list | grep -q '$path'"
+  orig=$(vm); orig_ratio=$(cat /proc/sys/vm/dirty_ratio)
+  check "root: gsettings set allow-global-knobs true" dbus-run-session -- gsettings set org.vfatsmart allow-global-knobs true
+  # a running daemon may not see another process's dconf write: start it afresh
+  dpid=$(pgrep -xo vfat-smartd) && kill "$dpid" && wait_until 10 bash -c "! kill -0 $dpid 2> /dev/null"
+  check "the daemon is activated again" wait_until 30 bash -c "list > /dev/null"
+  for round in restore changed; do
+    d=$(lab_hotplug) || { fail "hotplug ($round)"; break; }
+    part=${d}1
+    bdi=$(cat "/sys/block/${d#/dev/}/dev")
+    path=/org/vfatsmart/VfatSmart1/devices/${bdi/:/_}
+    check "$round: the daemon lists the stick" wait_until 30 in_list "$path"
+    check "$round: unmounted, the vm.* knobs are as before ($orig)" wait_until 20 bash -c "[ \$(cat /proc/sys/vm/dirty_bytes) = $orig ]"
+    lab_as_user udisksctl mount -b "$part" > /dev/null
+    check "$round: mounted, vm.dirty_bytes is the stick's cap" wait_until 30 bash -c "[ \$(cat /proc/sys/vm/dirty_bytes) != $orig ] && [ \$(cat /proc/sys/vm/dirty_bytes) = \$(val $path CapBytes) ]"
+    echo "   vm.dirty_bytes $(vm), vm.dirty_background_bytes $(cat /proc/sys/vm/dirty_background_bytes); CapBytes $(val "$path" CapBytes)"
+    # the admin's 2 s of the drive's bandwidth (the plan's: learned on the first mount),
+    # not the user's 1 s
+    bw=$(sed -n 's/^bandwidth=//p' "/run/vfat-smart/${bdi/:/-}.state")
+    echo "   the plan's bandwidth: $bw B/s"
+    check "$round: the admin's cap, not the user's half (no user value reaches vm.*)" bash -c "[ \$(cat /proc/sys/vm/dirty_bytes) -gt $(( ${bw:-0} * 3 / 2 )) ]"
+    if [ $round = changed ]; then
+      echo 123456789 > /proc/sys/vm/dirty_bytes
+      vfat-smart status > "$W/status-changed"
+      grep -E 'vm\.dirty' "$W/status-changed" | sed 's/^/   | /'
+      check "changed: status reports it changed and left alone" grep -Eq 'vm.dirty_bytes .*CHANGED.*left alone' "$W/status-changed"
+    fi
+    lab_unplug
+    check "$round: unplug removes the object" wait_until 30 bash -c "! list | grep -q '$path'"
+    if [ $round = restore ]; then
+      check "restore: unplugging restores vm.dirty_bytes ($orig) and the ratio ($orig_ratio)" wait_until 20 bash -c "[ \$(cat /proc/sys/vm/dirty_bytes) = $orig ] && [ \$(cat /proc/sys/vm/dirty_ratio) = $orig_ratio ]"
+    else
+      check "changed: root's value is left alone after the unplug" [ "$(vm)" = 123456789 ]
+      check "changed: nothing of it stays recorded" bash -c "[ ! -e /run/vfat-smart/global.state ]"
+    fi
+    echo "   after the unplug: vm.dirty_bytes $(vm), dirty_ratio $(cat /proc/sys/vm/dirty_ratio)"
+  done
+fi
+
+touch "$W/stop"
+wait $spid
+finish
