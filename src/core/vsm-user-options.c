@@ -154,7 +154,10 @@ vsm_user_options_update (VsmUserOptions *o, GVariant *options, const VsmPolicy *
       if (g_str_equal (key, "reset") && g_variant_is_of_type (value, G_VARIANT_TYPE_BOOLEAN))
         continue;
       if (!check_value (key, value, error) || (as_user && !check_user_may (admin, key, error)))
-        return FALSE;
+        {
+          g_variant_unref (value); /* leaving g_variant_iter_loop early: ours */
+          return FALSE;
+        }
       g_hash_table_insert (next, g_strdup (key),
                            as_user ? clamp_value (admin, key, value, notes)
                                    : g_variant_ref (value));
