@@ -169,10 +169,9 @@ on_caller_uid (GObject *source, GAsyncResult *res, gpointer data)
 
 static void start_check (Check *c);
 
-void
-vsmd_bouncer_check_as (VsmdBouncer *bouncer, GDBusMethodInvocation *invocation,
-                       const VsmdAuthTarget *target, VsmdAuthorizedAs callback, gpointer data,
-                       GDestroyNotify destroy)
+static Check *
+check_new (VsmdBouncer *bouncer, GDBusMethodInvocation *invocation, const VsmdAuthTarget *target,
+           gpointer data, GDestroyNotify destroy)
 {
   Check *c = g_new0 (Check, 1);
 
@@ -180,9 +179,19 @@ vsmd_bouncer_check_as (VsmdBouncer *bouncer, GDBusMethodInvocation *invocation,
   c->invocation = g_object_ref (invocation);
   c->target = *target;
   c->action = VSMD_ACTION_MANAGE;
-  c->callback_as = callback;
   c->data = data;
   c->destroy = destroy;
+  return c;
+}
+
+void
+vsmd_bouncer_check_as (VsmdBouncer *bouncer, GDBusMethodInvocation *invocation,
+                       const VsmdAuthTarget *target, VsmdAuthorizedAs callback, gpointer data,
+                       GDestroyNotify destroy)
+{
+  Check *c = check_new (bouncer, invocation, target, data, destroy);
+
+  c->callback_as = callback;
   start_check (c);
 }
 
@@ -191,15 +200,9 @@ vsmd_bouncer_check (VsmdBouncer *bouncer, GDBusMethodInvocation *invocation,
                     const VsmdAuthTarget *target, VsmdAuthorized callback, gpointer data,
                     GDestroyNotify destroy)
 {
-  Check *c = g_new0 (Check, 1);
+  Check *c = check_new (bouncer, invocation, target, data, destroy);
 
-  c->bouncer = g_object_ref (bouncer);
-  c->invocation = g_object_ref (invocation);
-  c->target = *target;
-  c->action = VSMD_ACTION_MANAGE;
   c->callback = callback;
-  c->data = data;
-  c->destroy = destroy;
   start_check (c);
 }
 
