@@ -22,6 +22,9 @@ system is made fresh before every run; udev sees the change and the rules run):
   patched-flush   udisks' default with the patched fat module (config fat_module)
   x-*             experiments: root mounts with the config's mount_options, knobs
                   (BDI, written by hand) and an optional pacer {mode, period_s}
+Groups with "target": "internal" write to the internal disk INTERNAL1 (virtio, ext4)
+instead, with the stick mounted as vfat-smart (allow-global-knobs off),
+vfat-smart-global-knobs (on) or no-stick; see run_internal_one.
 "Safe" is when the unmount returned (udisksctl unmount, or umount). labuser copies
 with `cp -r` from tmpfs. One JSON object per run on stdout and in $LAB_OUT/results.jsonl.
 
@@ -486,6 +489,8 @@ class Bench:
         self.plug()
         self.prepare()
         y = g.get("yank") or {}
+        if g.get("target") == "internal":
+            return self.run_internal()
         if g.get("order") == "rep-major":
             return self.run_rep_major(y)
         for wi, w in enumerate(g["workloads"]):
@@ -558,6 +563,203 @@ def load_source_keep(self, w):
 
 Bench.run_rep_major = run_rep_major
 Bench.load_source_keep = load_source_keep
+
+# ------------------------------------------------------------ target "internal" (issue 14)
+# The cost of allow-global-knobs on every other disk: the copy goes to the guest's internal
+# disk (virtio, ext4, made fresh per run) while the cheap stick is mounted through the
+# product's path (the rule, udisksctl mount, vfat-smartd activated), with the admin key
+# allow-global-knobs off (vfat-smart: vm.* untouched) or on (vfat-smart-global-knobs: on
+# Linux < 6.2 the daemon bounds vm.dirty_bytes / vm.dirty_background_bytes while the stick
+# is mounted), or with no stick mounted (no-stick). Safe = sync -f (syncfs) of the internal
+# disk returned.
+INTERNAL_SERIAL = "INTERNAL1"
+INTERNAL_MP = "/mnt/internal"
+VM_KEYS = ("dirty_bytes", "dirty_background_bytes", "dirty_ratio", "dirty_background_ratio")
+
+
+def vm_now():
+    return {k: int(read("/proc/sys/vm/" + k)) for k in VM_KEYS}
+
+
+def vmstat_dirty():
+    """(nr_dirty, nr_writeback) of the whole machine, bytes."""
+    vals = dict(re.findall(r"^(nr_dirty|nr_writeback) (\d+)$", read("/proc/vmstat", ""), re.M))
+    return int(vals.get("nr_dirty", 0)) * 4096, int(vals.get("nr_writeback", 0)) * 4096
+
+
+class InternalSeries(threading.Thread):
+    """Samples the internal disk's dirty + writeback, the machine's, and vm.dirty_bytes."""
+
+    def __init__(self, dev, interval):
+        super().__init__(daemon=True)
+        self.dev, self.interval = dev, interval
+        self.stop_flag = threading.Event()
+        self.samples = []
+        self.t0 = time.monotonic()
+        self.peak_dirty = self.peak_risk = self.peak_global_dirty = self.peak_global_risk = 0
+        self.dirty_bytes_seen = set()
+
+    def run(self):
+        while not self.stop_flag.is_set():
+            d, w = self.dev.dirty()
+            gd, gw = vmstat_dirty()
+            db = int(read("/proc/sys/vm/dirty_bytes", "0"))
+            self.peak_dirty = max(self.peak_dirty, d)
+            self.peak_risk = max(self.peak_risk, d + w)
+            self.peak_global_dirty = max(self.peak_global_dirty, gd)
+            self.peak_global_risk = max(self.peak_global_risk, gd + gw)
+            self.dirty_bytes_seen.add(db)
+            self.samples.append((round(time.monotonic() - self.t0, 2), d, w, gd, gw, db))
+            self.stop_flag.wait(self.interval)
+
+    def stop(self):
+        self.stop_flag.set()
+        self.join()
+
+
+def wait_for(fn, limit_s, step=0.2):
+    end = time.monotonic() + limit_s
+    while True:
+        if fn():
+            return True
+        if time.monotonic() > end:
+            return False
+        time.sleep(step)
+
+
+def set_global_knobs(self, on):
+    """The admin's allow-global-knobs (root's dconf, as agent-check does); the daemon is
+    stopped so that the next call activates one that reads it afresh."""
+    if self.global_knobs == on:
+        return
+    val = "true" if on else "false"
+    sh("dbus-run-session", "--", "gsettings", "set", "org.vfatsmart", "allow-global-knobs", val)
+    got = sh("dbus-run-session", "--", "gsettings", "get", "org.vfatsmart", "allow-global-knobs").strip()
+    if got != val:
+        raise SystemExit("bench: allow-global-knobs reads %r after setting %s" % (got, val))
+    for pid in sh("pgrep", "-x", "vfat-smartd", check=False).split():
+        try:
+            os.kill(int(pid), 15)
+        except OSError:
+            pass
+    if not wait_for(lambda: not sh("pgrep", "-x", "vfat-smartd", check=False).strip(), 15):
+        raise SystemExit("bench: vfat-smartd did not stop")
+    log("allow-global-knobs %s (vfat-smartd restarted on the next call)" % val)
+    self.global_knobs = on
+
+
+def internal_fresh(self):
+    d = self.idev
+    sh("mkfs.ext4", "-q", "-F", "-L", "INTERNAL", "-E", "lazy_itable_init=0,lazy_journal_init=0,nodiscard", d.disk)
+    sh("mount", "-t", "ext4", d.disk, INTERNAL_MP)
+    sh("chown", "labuser:labuser", INTERNAL_MP)
+    sh("sync")
+    write("/proc/sys/vm/drop_caches", 3)
+
+
+def run_internal_one(self, w, c, rep, warmup=False):
+    g = self.g
+    idx = self.run_idx
+    self.run_idx += 1
+    setup = c["setup"]
+    want = bool(c.get("allow_global_knobs"))
+    self.set_global_knobs(want)
+    stick_mp = how = opts = None
+    knobs, status = {}, None
+    orig = self.vm_orig
+    vm_plugged = vm_now()
+    if setup != "no-stick":
+        self.fresh_fs({"setup": "vfat-smart"})          # the rule; vfat-smartd activated
+        vm_plugged = vm_now()                         # after the rule ran, before the mount
+        stick_mp, how, opts = self.mount({"setup": "vfat-smart"})
+        if want and not wait_for(lambda: vm_now()["dirty_bytes"] != orig["dirty_bytes"], 30):
+            log(sh("vfat-smart", "status", check=False))
+            raise SystemExit("bench: allow-global-knobs is on, the stick is mounted, and vm.dirty_bytes "
+                             "stayed %d" % orig["dirty_bytes"])
+        if not want:
+            time.sleep(3)                             # what the daemon would do, it has done
+        knobs = self.dev.knobs()
+        status = sh("vfat-smart", "status", check=False)
+    self.internal_fresh()
+    vm = vm_now()
+    if not want and vm != orig:
+        raise SystemExit("bench: allow-global-knobs is off and vm.* moved: %s, not %s" % (vm, orig))
+    dev = self.idev
+    st0 = dev.stat()
+    series = InternalSeries(dev, g.get("sample_s", 0.2))
+    dst = INTERNAL_MP + "/" + w["dst"]
+    series.start()
+    t0 = time.monotonic()
+    rc = subprocess.run(["runuser", "-u", "labuser", "--", "cp", "-r", w["guest_src"], dst]).returncode
+    t1 = time.monotonic()
+    at_return = sum(dev.dirty())
+    if rc != 0:
+        raise SystemExit("bench: cp failed (%s)" % rc)
+    sh("sync", "-f", INTERNAL_MP)
+    t2 = time.monotonic()
+    series.stop()
+    st1 = dev.stat()
+    sh("umount", INTERNAL_MP)
+    vm_after = None
+    if stick_mp:
+        self.unmount(stick_mp, how)
+        wait_for(lambda: vm_now() == orig, 20)
+        vm_after = vm_now()
+        if vm_after != orig:
+            log("vm.* after the unmount: %s, not the originals %s" % (vm_after, orig))
+    res = self.base(idx, rep, w, c, warmup, opts, knobs, vm, how)
+    res.update({
+        "device": "internal-virtio", "fs": "ext4", "target": "internal", "jump_ms": None, "bw": None,
+        "stick": g["profile"], "stick_bw": g["bw"], "stick_mounted": stick_mp is not None,
+        "allow_global_knobs": want, "vm_orig": orig, "vm_after_plug": vm_plugged,
+        "vm_in_force": vm, "vm_after_unmount": vm_after,
+        "vm_restored": vm_after == orig if vm_after is not None else None, "vm_dirty_bytes_seen": sorted(series.dirty_bytes_seen),
+        "copy_s": round(t1 - t0, 3), "sync_s": round(t2 - t1, 3), "safe_s": round(t2 - t0, 3),
+        "mb_per_s_safe": round(w["bytes"] / 1e6 / (t2 - t0), 2),
+        "peak_dirty_bytes": series.peak_dirty, "peak_at_risk_bytes": series.peak_risk,
+        "peak_global_dirty_bytes": series.peak_global_dirty, "peak_global_at_risk_bytes": series.peak_global_risk,
+        "at_risk_at_return_bytes": at_return,
+        "internal_written_bytes": (st1["write_sectors"] - st0["write_sectors"]) * 512,
+        "internal_write_ios": st1["write_ios"] - st0["write_ios"],
+        "status": status, "series": series.samples,
+    })
+    self.emit(res)
+    return res
+
+
+def run_internal(self):
+    g = self.g
+    self.idev = Device(INTERNAL_SERIAL)
+    log("internal disk %s" % self.idev.disk)
+    os.makedirs(INTERNAL_MP, exist_ok=True)
+    self.global_knobs = None
+    # once: the daemon records the originals it replaces and puts them back; a value
+    # written per run would be "someone else's" to it
+    for k, v in VM[g["vm"]].items():
+        write("/proc/sys/vm/" + k, v)
+    self.vm_orig = vm_now()
+    srcs = []
+    for w in g["workloads"]:
+        self.load_source_keep(w)
+        srcs.append(w)
+    try:
+        if g.get("warmup", True):
+            w, c = srcs[0], g["configs"][0]
+            log("warm-up: %s, %s (discarded)" % (w["name"], c["label"]))
+            self.run_internal_one(w, c, 0, warmup=True)
+        for rep in range(1, g["reps"] + 1):
+            for w in srcs:
+                for c in g["configs"]:
+                    log("rep %d: %s, %s" % (rep, w["name"], c["label"]))
+                    self.run_internal_one(w, c, rep)
+    finally:
+        self.set_global_knobs(False)
+
+
+Bench.set_global_knobs = set_global_knobs
+Bench.internal_fresh = internal_fresh
+Bench.run_internal_one = run_internal_one
+Bench.run_internal = run_internal
 
 
 def main():
