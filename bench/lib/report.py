@@ -11,8 +11,12 @@ import statistics
 import sys
 
 MIB = 1 << 20
-SETUPS = ("udisks-default", "vfat-smart", "no-flush", "sync", "patched-flush")
+SETUPS = ("udisks-default", "vfat-smart", "no-flush", "sync", "patched-flush",
+          "vfat-smart-global-knobs", "no-stick")
 BASELINE = "udisks-default"
+# groups with "target": "internal" (issue 14): the copy goes to the internal disk while the
+# stick is mounted; their reference is the product's default (allow-global-knobs false)
+INTERNAL_BASELINE = "vfat-smart"
 POINTS = ("half", "return", "return+1s")
 
 
@@ -76,6 +80,8 @@ def build_summary(groups, command, generated=None):
                     "pacer": r.get("pacer_config"),
                 }
             c = cells[k]
+            if r.get("target") == "internal":
+                add_internal(c, r)
             if r.get("yank"):
                 c["yank"].append({"point": r["yank"], "lost_bytes": r["lost_bytes"],
                                   "written_bytes": r["written_bytes"], "intact_bytes": r["intact_bytes"],
@@ -107,6 +113,31 @@ def build_summary(groups, command, generated=None):
         "cells": main,
         "experiments": exp,
     }
+
+
+def add_internal(c, r):
+    """The members of an internal-disk cell (issue 14) from one of its runs."""
+    if "target" not in c:
+        c.update({"target": "internal", "stick": r.get("stick"), "stick_bandwidth_bytes_s": r.get("stick_bw"),
+                  "allow_global_knobs": r.get("allow_global_knobs"), "stick_mounted": r.get("stick_mounted"),
+                  "sync_s": [], "peak_dirty_bytes": [], "peak_global_dirty_bytes": [],
+                  "vm_dirty_bytes": [], "vm_dirty_background_bytes": [], "vm_dirty_ratio": [],
+                  "vm_restored": [], "internal_written_bytes": []})
+    if r.get("warmup"):
+        return
+    vm = r.get("vm_in_force") or {}
+    c["sync_s"].append(r.get("sync_s"))
+    c["peak_dirty_bytes"].append(r.get("peak_dirty_bytes"))
+    c["peak_global_dirty_bytes"].append(r.get("peak_global_dirty_bytes"))
+    c["vm_dirty_bytes"].append(vm.get("dirty_bytes"))
+    c["vm_dirty_background_bytes"].append(vm.get("dirty_background_bytes"))
+    c["vm_dirty_ratio"].append(vm.get("dirty_ratio"))
+    c["vm_restored"].append(r.get("vm_restored"))
+    c["internal_written_bytes"].append(r.get("internal_written_bytes"))
+
+
+def is_internal(c):
+    return c.get("target") == "internal"
 
 
 # ----------------------------------------------------------------------- statistics
@@ -149,7 +180,7 @@ def worst_yank(c):
 # ---------------------------------------------------------------------------- goals
 def goals(summary):
     """[(status, text)] with status 'met', 'MISSED' or 'not measured'."""
-    cells = summary["cells"]
+    cells = [c for c in summary["cells"] if not is_internal(c)]   # issue 11's goals: the drive's own
     out = []
 
     def find(**kw):
@@ -267,7 +298,8 @@ def render(summary, plots=None, notes=None):
              "modelled for UAS). Big = share of data bytes in requests >= 768 KiB (UAS requests are at most "
              "512 KiB, so 0 there)." % (tot / 60))
     L.append("")
-    for part, title in ((cells, "Cells"), (summary.get("experiments", []), "Experiments")):
+    L += render_internal(cells)
+    for part, title in (([c for c in cells if not is_internal(c)], "Cells"), (summary.get("experiments", []), "Experiments")):
         if not part:
             continue
         L.append("## %s" % title)
@@ -323,6 +355,84 @@ def render(summary, plots=None, notes=None):
     return "\n".join(L) + "\n"
 
 
+def fmt_vm(c):
+    """vm.dirty_bytes / vm.dirty_background_bytes in force (or the ratio when 0)."""
+    def one(b, bg, ratio):
+        if b:
+            return "%.1f MiB / %.1f MiB" % (b / MIB, (bg or 0) / MIB)
+        return "0 (dirty_ratio %s %%)" % ratio
+    vals = sorted(set(zip(c["vm_dirty_bytes"], c["vm_dirty_background_bytes"], c["vm_dirty_ratio"])),
+                  key=lambda v: tuple(x or 0 for x in v))
+    return ", ".join(one(*v) for v in vals) if vals else "-"
+
+
+def internal_findings(cells):
+    """[(workload, text)]: allow-global-knobs true against the default, per workload."""
+    out = []
+    for c in cells:
+        if not is_internal(c) or c["setup"] == INTERNAL_BASELINE or not c["reps"]:
+            continue
+        base = baseline_of(cells, c, INTERNAL_BASELINE)
+        rc, rs = ratio(c, base, "copy_s"), ratio(c, base)
+        if rc is None or rs is None:
+            continue
+        out.append((c["workload"], "%s, %s: the copy returned after %.2fx and was safe (synced) after %.2fx the "
+                    "time of the default (allow-global-knobs false, stick mounted): %s s and %s s against %s s and "
+                    "%s s; vm.dirty_bytes / background in force: %s against %s; peak dirty on the internal disk "
+                    "%s MiB against %s MiB." % (
+                        c["config"], c["workload"], rc, rs, fmt_range(c["copy_s"]), fmt_range(c["safe_s"]),
+                        fmt_range(base["copy_s"]), fmt_range(base["safe_s"]), fmt_vm(c), fmt_vm(base),
+                        fmt_range(c["peak_dirty_bytes"], MIB), fmt_range(base["peak_dirty_bytes"], MIB))))
+    return out
+
+
+def render_internal(cells):
+    """The section of the internal-disk groups (issue 14), [] without them."""
+    cs = [c for c in cells if is_internal(c)]
+    if not cs:
+        return []
+    L = ["## The internal disk while a stick is mounted (issue 14: allow-global-knobs on Linux < 6.2)", "",
+         "A copy by labuser (`cp -r` from tmpfs) to the guest's internal disk (virtio, ext4, made fresh per "
+         "run), not to the stick, while the cheap stick is mounted through the product's path (hotplug, the "
+         "udev rule, `udisksctl mount`, vfat-smartd activated). \"safe\" = `sync -f` of the internal disk "
+         "returned. Ratios are against `%s` (allow-global-knobs false, the default: vm.* untouched) in the "
+         "same guest. Peak dirty = the internal disk's dirty pages (BdiReclaimable), dirty + writeback of it, "
+         "and the machine's nr_dirty. vm.* = the values in force when the copy started." % INTERNAL_BASELINE, ""]
+    for _, text in internal_findings(cells):
+        L.append("- %s" % text)
+    L.append("")
+    keys = []
+    for c in cs:
+        if (c["group"], c["workload"]) not in keys:
+            keys.append((c["group"], c["workload"]))
+    for gname, wname in keys:
+        part = [c for c in cs if (c["group"], c["workload"]) == (gname, wname) and c["reps"]]
+        if not part:
+            continue
+        c0 = part[0]
+        L.append("### %s: %s to the internal disk (%s), stick %s, Linux %s, vm %s (%.0f MiB)" % (
+            gname, wname, c0["fs"], c0.get("stick"), c0["kernel"], c0["vm"], c0["workload_bytes"] / MIB))
+        L.append("")
+        L.append("| setup | allow-global-knobs | stick mounted | reps | copy returned s | copy vs default | sync s | "
+                 "safe s | safe vs default | MB/s to safe | peak dirty MiB | peak dirty + writeback MiB | "
+                 "machine's peak dirty MiB | vm.dirty_bytes / background in force | vm.* restored after unmount |")
+        L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for c in part:
+            base = baseline_of(cells, c, INTERNAL_BASELINE)
+            rc, rs = ratio(c, base, "copy_s"), ratio(c, base)
+            rest = [x for x in c["vm_restored"] if x is not None]
+            L.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                c["config"], "true" if c.get("allow_global_knobs") else "false",
+                "yes" if c.get("stick_mounted") else "no", c["reps"], fmt_range(c["copy_s"]),
+                "%.2fx" % rc if rc is not None else "-", fmt_range(c["sync_s"]), fmt_range(c["safe_s"]),
+                "%.2fx" % rs if rs is not None else "-", fmt_range(c["mb_per_s_safe"]),
+                fmt_range(c["peak_dirty_bytes"], MIB), fmt_range(c["peak_at_risk_bytes"], MIB),
+                fmt_range(c["peak_global_dirty_bytes"], MIB), fmt_vm(c),
+                ("%d of %d" % (sum(1 for x in rest if x), len(rest))) if rest else "-"))
+        L.append("")
+    return L
+
+
 # ----------------------------------------------------------------------------- plots
 def make_plots(groups, summary, outdir):
     """PNG plots into OUTDIR/plots; [(title, relative path)]; None without matplotlib."""
@@ -363,8 +473,9 @@ def make_plots(groups, summary, outdir):
         fig.savefig(os.path.join(pdir, name), dpi=100)
         plt.close(fig)
         made.append(("data at risk over time, %s" % gname, "plots/" + name))
+    made += plot_internal(plt, groups, pdir)
     # 2. time to safe per cell, grouped bars (relative to udisks' default)
-    cells = [c for c in summary["cells"] if c["reps"]]
+    cells = [c for c in summary["cells"] if c["reps"] and not is_internal(c)]
     keys = []
     for c in cells:
         if (c["group"], c["workload"]) not in keys:
@@ -396,6 +507,39 @@ def make_plots(groups, summary, outdir):
         fig.savefig(os.path.join(pdir, "time-to-safe.png"), dpi=100)
         plt.close(fig)
         made.append(("time to safe per cell", "plots/time-to-safe.png"))
+    return made
+
+
+def plot_internal(plt, groups, pdir):
+    """Dirty pages of the internal disk over time, big file, per setup (median run)."""
+    made = []
+    for gname, meta, runs in groups:
+        big = [r for r in runs if r.get("target") == "internal" and r["workload"].startswith("big")
+               and not r.get("warmup") and r.get("series")]
+        if not big:
+            continue
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        for setup, color in (("vfat-smart", "tab:gray"), ("vfat-smart-global-knobs", "tab:red"), ("no-stick", "tab:green")):
+            rs = sorted((r for r in big if r["setup"] == setup), key=lambda r: r["safe_s"])
+            if not rs:
+                continue
+            r = rs[len(rs) // 2]
+            t = [x[0] for x in r["series"]]
+            ax.plot(t, [(x[1] + x[2]) / MIB for x in r["series"]], color=color,
+                    label="%s (copy returned %.1f s, synced %.1f s)" % (setup, r["copy_s"], r["safe_s"]))
+            ax.axvline(r["copy_s"], color=color, linestyle=":", linewidth=1)
+            ax.axvline(r["safe_s"], color=color, linestyle="--", linewidth=1)
+        ax.set_xlabel("seconds since the copy started (dotted: copy returned, dashed: sync -f returned)")
+        ax.set_ylabel("internal disk: dirty + writeback MiB")
+        ax.set_title("%s: %s to the internal disk while the stick is mounted, Linux %s (median run)"
+                     % (gname, big[0]["workload"], big[0]["kernel_series"]))
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+        name = "internal-%s.png" % gname
+        fig.tight_layout()
+        fig.savefig(os.path.join(pdir, name), dpi=100)
+        plt.close(fig)
+        made.append(("internal disk, dirty over time, %s" % gname, "plots/" + name))
     return made
 
 

@@ -136,6 +136,58 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| vfat-smart | half | 512.0 | 470.0 | 42.0 | 2.20 |", self.md)
         self.assertIn("| udisks-default | half | 512.0 | 300.0 | 212.0 | 11.11 |", self.md)
 
+    def internal_tree(self):
+        """An internal-disk group (issue 14): the default, allow-global-knobs, no stick."""
+        g = os.path.join(self.raw, "internal-6.1")
+        os.makedirs(g)
+        vm_ratio = {"dirty_bytes": 0, "dirty_background_bytes": 0, "dirty_ratio": 20, "dirty_background_ratio": 10}
+        vm_bound = {"dirty_bytes": 38 * MIB, "dirty_background_bytes": 19 * MIB, "dirty_ratio": 0,
+                    "dirty_background_ratio": 0}
+        rows = []
+        for setup, allow, vm, copies, peak in (("vfat-smart", False, vm_ratio, (2.0, 2.2, 2.1), 300),
+                                               ("vfat-smart-global-knobs", True, vm_bound, (6.0, 6.6, 6.3), 38),
+                                               ("no-stick", False, vm_ratio, (2.1, 2.0, 2.2), 310)):
+            for i, cp in enumerate(copies):
+                rows.append(run("internal-6.1", setup, cp + 1.0, copy=cp, kernel="6.1", rep=i + 1,
+                                device="internal-virtio", fs="ext4", target="internal", stick="cheap-stick",
+                                stick_bw=20000000, bw=None, jump_ms=None, allow_global_knobs=allow,
+                                stick_mounted=setup != "no-stick", sync_s=1.0, vm_in_force=vm,
+                                vm_restored=True if setup != "no-stick" else None,
+                                peak_dirty_bytes=peak * MIB, peak_at_risk_bytes=(peak + 5) * MIB,
+                                peak_global_dirty_bytes=(peak + 1) * MIB, internal_written_bytes=1024 * MIB))
+        rows.insert(0, run("internal-6.1", "vfat-smart", 99, kernel="6.1", warmup=True, device="internal-virtio",
+                           target="internal"))
+        with open(os.path.join(g, "results.jsonl"), "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+        summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
+        with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
+            return summary, f.read()
+
+    def test_internal_cells(self):
+        summary, md = self.internal_tree()
+        cs = {c["setup"]: c for c in summary["cells"] if c["group"] == "internal-6.1"}
+        self.assertEqual(sorted(cs), ["no-stick", "vfat-smart", "vfat-smart-global-knobs"])
+        on = cs["vfat-smart-global-knobs"]
+        self.assertEqual((on["target"], on["fs"], on["device"], on["reps"]), ("internal", "ext4", "internal-virtio", 3))
+        self.assertTrue(on["allow_global_knobs"])
+        self.assertEqual(on["vm_dirty_bytes"], [38 * MIB] * 3)
+        self.assertEqual(sorted(on["copy_s"]), [6.0, 6.3, 6.6])
+        self.assertEqual(cs["vfat-smart"]["reps"], 3)           # the warm-up is not counted
+        # against the default of the same group: copy 6.3 / 2.1 = 3.00x, safe 7.3 / 3.1 = 2.35x
+        base = report.baseline_of(summary["cells"], on, report.INTERNAL_BASELINE)
+        self.assertAlmostEqual(report.ratio(on, base, "copy_s"), 3.0)
+        self.assertAlmostEqual(report.ratio(on, base), 7.3 / 3.1)
+        self.assertIn("## The internal disk while a stick is mounted", md)
+        self.assertIn("| vfat-smart-global-knobs | true | yes | 3 | 6.3 (6.0-6.6) | 3.00x | 1.0 (1.0-1.0) | 7.3 (7.0-7.6) | 2.35x |", md)
+        self.assertIn("| 38.0 (38.0-38.0) | 43.0 (43.0-43.0) | 39.0 (39.0-39.0) | 38.0 MiB / 19.0 MiB | 3 of 3 |", md)
+        self.assertIn("| no-stick | false | no | 3 |", md)
+        self.assertIn("0 (dirty_ratio 20 %)", md)
+        self.assertIn("vfat-smart-global-knobs, big1g: the copy returned after 3.00x and was safe (synced) after 2.35x", md)
+        # not in the "Cells" tables nor in issue 11's goals
+        self.assertNotIn("### internal-6.1: big1g, internal-virtio", md)
+        self.assertEqual(report.goals(summary), report.goals(self.summary))
+
     def test_empty_raw(self):
         with tempfile.TemporaryDirectory() as d:
             s = report.write_all(os.path.join(d, "none"), d, "x", generated="g")
