@@ -700,20 +700,18 @@ def run_internal_one(self, w, c, rep, warmup=False):
     series.stop()
     st1 = dev.stat()
     sh("umount", INTERNAL_MP)
-    vm_after = None
+    vm_after = restore = None
     if stick_mp:
         self.unmount(stick_mp, how)
-        wait_for(lambda: vm_now() == orig, 20)
-        vm_after = vm_now()
-        if vm_after != orig:
-            log("vm.* after the unmount: %s, not the originals %s" % (vm_after, orig))
+        vm_after, restore = self.internal_release(orig)
     res = self.base(idx, rep, w, c, warmup, opts, knobs, vm, how)
     res.update({
         "device": "internal-virtio", "fs": "ext4", "target": "internal", "jump_ms": None, "bw": None,
         "stick": g["profile"], "stick_bw": g["bw"], "stick_mounted": stick_mp is not None,
         "allow_global_knobs": want, "vm_orig": orig, "vm_after_plug": vm_plugged,
         "vm_in_force": vm, "vm_after_unmount": vm_after,
-        "vm_restored": vm_after == orig if vm_after is not None else None, "vm_dirty_bytes_seen": sorted(series.dirty_bytes_seen),
+        "vm_restored": vm_after == orig if vm_after is not None else None, "vm_restore": restore,
+        "vm_dirty_bytes_seen": sorted(series.dirty_bytes_seen),
         "copy_s": round(t1 - t0, 3), "sync_s": round(t2 - t1, 3), "safe_s": round(t2 - t0, 3),
         "mb_per_s_safe": round(w["bytes"] / 1e6 / (t2 - t0), 2),
         "peak_dirty_bytes": series.peak_dirty, "peak_at_risk_bytes": series.peak_risk,
@@ -725,6 +723,40 @@ def run_internal_one(self, w, c, rep, warmup=False):
     })
     self.emit(res)
     return res
+
+
+def state_files():
+    out = {}
+    d = "/run/vfat-smart"
+    for n in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        out[n] = read(os.path.join(d, n), "")
+    return out
+
+
+def internal_release(self, orig):
+    """After the stick's unmount: do the vm.* knobs come back? (vm after, how it went:
+    {"at": "unmount" | "unplug" | "by hand", "s": seconds, "diag": ...}). When they stay
+    after the unmount, the person pulls the stick (unplug, then it is plugged again for
+    the next run); when they stay after that too, the bench writes the originals itself
+    (so that the next runs start from them) and says so."""
+    t = time.monotonic()
+    if wait_for(lambda: vm_now() == orig, 20):
+        return vm_now(), {"at": "unmount", "s": round(time.monotonic() - t, 1)}
+    diag = {"vm": vm_now(), "state": state_files(), "status": sh("vfat-smart", "status", check=False)}
+    log("vm.* 20 s after the unmount: %s, not the originals %s; pulling the stick" % (diag["vm"], orig))
+    lab("lab_unplug")
+    t2 = time.monotonic()
+    ok = wait_for(lambda: vm_now() == orig, 20)
+    after = vm_now()
+    res = {"at": "unplug" if ok else "by hand", "s": round(time.monotonic() - t2, 1),
+           "after_unmount": diag, "after_unplug": after}
+    if not ok:
+        log("vm.* 20 s after the unplug: %s; writing the originals by hand" % after)
+        res["state_after_unplug"] = state_files()
+        for k in ("dirty_ratio", "dirty_background_ratio"):
+            write("/proc/sys/vm/" + k, orig[k])
+    self.plug()
+    return after, res
 
 
 def run_internal(self):
@@ -759,6 +791,7 @@ def run_internal(self):
 Bench.set_global_knobs = set_global_knobs
 Bench.internal_fresh = internal_fresh
 Bench.run_internal_one = run_internal_one
+Bench.internal_release = internal_release
 Bench.run_internal = run_internal
 
 
