@@ -122,7 +122,7 @@ def add_internal(c, r):
                   "allow_global_knobs": r.get("allow_global_knobs"), "stick_mounted": r.get("stick_mounted"),
                   "sync_s": [], "peak_dirty_bytes": [], "peak_global_dirty_bytes": [],
                   "vm_dirty_bytes": [], "vm_dirty_background_bytes": [], "vm_dirty_ratio": [],
-                  "vm_restored": [], "internal_written_bytes": []})
+                  "vm_restored": [], "vm_restore_at": [], "internal_written_bytes": []})
     if r.get("warmup"):
         return
     vm = r.get("vm_in_force") or {}
@@ -133,6 +133,7 @@ def add_internal(c, r):
     c["vm_dirty_background_bytes"].append(vm.get("dirty_background_bytes"))
     c["vm_dirty_ratio"].append(vm.get("dirty_ratio"))
     c["vm_restored"].append(r.get("vm_restored"))
+    c["vm_restore_at"].append((r.get("vm_restore") or {}).get("at"))
     c["internal_written_bytes"].append(r.get("internal_written_bytes"))
 
 
@@ -366,6 +367,17 @@ def fmt_vm(c):
     return ", ".join(one(*v) for v in vals) if vals else "-"
 
 
+def fmt_restore(ats):
+    """How the vm.* originals came back after the stick's unmount, over the reps."""
+    if not ats:
+        return "-"
+    n = len(ats)
+    parts = ["%s %d of %d" % ({"unmount": "at the unmount", "unplug": "only at the unplug",
+                               "by hand": "NOT even at the unplug (written back by the bench)"}.get(a, a),
+                              ats.count(a), n) for a in ("unmount", "unplug", "by hand") if a in ats]
+    return ", ".join(parts)
+
+
 def internal_findings(cells):
     """[(workload, text)]: allow-global-knobs true against the default, per workload."""
     out = []
@@ -415,12 +427,12 @@ def render_internal(cells):
         L.append("")
         L.append("| setup | allow-global-knobs | stick mounted | reps | copy returned s | copy vs default | sync s | "
                  "safe s | safe vs default | MB/s to safe | peak dirty MiB | peak dirty + writeback MiB | "
-                 "machine's peak dirty MiB | vm.dirty_bytes / background in force | vm.* restored after unmount |")
+                 "machine's peak dirty MiB | vm.dirty_bytes / background in force | vm.* originals back |")
         L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for c in part:
             base = baseline_of(cells, c, INTERNAL_BASELINE)
             rc, rs = ratio(c, base, "copy_s"), ratio(c, base)
-            rest = [x for x in c["vm_restored"] if x is not None]
+            rest = [x for x in c["vm_restore_at"] if x is not None]
             L.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 c["config"], "true" if c.get("allow_global_knobs") else "false",
                 "yes" if c.get("stick_mounted") else "no", c["reps"], fmt_range(c["copy_s"]),
@@ -428,7 +440,7 @@ def render_internal(cells):
                 "%.2fx" % rs if rs is not None else "-", fmt_range(c["mb_per_s_safe"]),
                 fmt_range(c["peak_dirty_bytes"], MIB), fmt_range(c["peak_at_risk_bytes"], MIB),
                 fmt_range(c["peak_global_dirty_bytes"], MIB), fmt_vm(c),
-                ("%d of %d" % (sum(1 for x in rest if x), len(rest))) if rest else "-"))
+                fmt_restore(rest)))
         L.append("")
     return L
 

@@ -153,6 +153,7 @@ class ReportTest(unittest.TestCase):
                                 stick_bw=20000000, bw=None, jump_ms=None, allow_global_knobs=allow,
                                 stick_mounted=setup != "no-stick", sync_s=1.0, vm_in_force=vm,
                                 vm_restored=True if setup != "no-stick" else None,
+                                vm_restore={"at": "unplug" if allow and i == 2 else "unmount"} if setup != "no-stick" else None,
                                 peak_dirty_bytes=peak * MIB, peak_at_risk_bytes=(peak + 5) * MIB,
                                 peak_global_dirty_bytes=(peak + 1) * MIB, internal_written_bytes=1024 * MIB))
         rows.insert(0, run("internal-6.1", "vfat-smart", 99, kernel="6.1", warmup=True, device="internal-virtio",
@@ -180,7 +181,8 @@ class ReportTest(unittest.TestCase):
         self.assertAlmostEqual(report.ratio(on, base), 7.3 / 3.1)
         self.assertIn("## The internal disk while a stick is mounted", md)
         self.assertIn("| vfat-smart-global-knobs | true | yes | 3 | 6.3 (6.0-6.6) | 3.00x | 1.0 (1.0-1.0) | 7.3 (7.0-7.6) | 2.35x |", md)
-        self.assertIn("| 38.0 (38.0-38.0) | 43.0 (43.0-43.0) | 39.0 (39.0-39.0) | 38.0 MiB / 19.0 MiB | 3 of 3 |", md)
+        self.assertIn("| 38.0 (38.0-38.0) | 43.0 (43.0-43.0) | 39.0 (39.0-39.0) | 38.0 MiB / 19.0 MiB | at the unmount 2 of 3, only at the unplug 1 of 3 |", md)
+        self.assertIn("| 0 (dirty_ratio 20 %) | at the unmount 3 of 3 |", md)
         self.assertIn("| no-stick | false | no | 3 |", md)
         self.assertIn("0 (dirty_ratio 20 %)", md)
         self.assertIn("vfat-smart-global-knobs, big1g: the copy returned after 3.00x and was safe (synced) after 2.35x", md)
