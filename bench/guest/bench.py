@@ -759,8 +759,26 @@ def internal_release(self, orig):
     return after, res
 
 
+def daemon_log_to_out():
+    """vfat-smartd's messages into $LAB_OUT/vfat-smartd.log (as check-lib.sh's
+    daemon_log_to_lab_out: the D-Bus activation goes through a wrapper that appends)."""
+    svc = "/usr/share/dbus-1/system-services/org.vfatsmart.VfatSmart1.service"
+    out = os.environ.get("LAB_OUT", "/run/lab/out")
+    if not os.path.exists(svc):
+        return
+    with open("/usr/local/sbin/vfat-smartd-logged", "w") as f:
+        f.write('#!/bin/sh\nexec %s "$@" 2>> %s/vfat-smartd.log\n' % (DAEMON, out))
+    os.chmod("/usr/local/sbin/vfat-smartd-logged", 0o755)
+    text = read(svc)
+    with open(svc, "w") as f:
+        f.write(re.sub(r"(?m)^Exec=.*$", "Exec=/usr/local/sbin/vfat-smartd-logged", text) + "\n")
+    sh("dbus-send", "--system", "--print-reply", "--dest=org.freedesktop.DBus", "/",
+       "org.freedesktop.DBus.ReloadConfig")
+
+
 def run_internal(self):
     g = self.g
+    daemon_log_to_out()
     self.idev = Device(INTERNAL_SERIAL)
     log("internal disk %s" % self.idev.disk)
     os.makedirs(INTERNAL_MP, exist_ok=True)
