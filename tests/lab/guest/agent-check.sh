@@ -10,23 +10,8 @@
 set -u
 . "${LAB_SCRIPT_DIR:?the driver sets LAB_SCRIPT_DIR}/check-lib.sh"
 
-D=org.vfatsmart.VfatSmart1
 W=$(mktemp -d)
 chmod 755 "$W"
-val() {
-  gdbus call --system -d $D -o "$1" -m org.freedesktop.DBus.Properties.Get "$D.Device" "$2" 2> /dev/null |
-    sed -E "s/^\(<//; s/>,\)$//; s/^(uint64|uint32|double|objectpath) //; s/^'(.*)'$/\1/"
-}
-list() { gdbus call --system -d $D -o /org/vfatsmart/VfatSmart1 -m "$D.Manager.ListDevices" 2> /dev/null; }
-wait_until() {   # SECONDS CMD...: true once CMD is
-  local n=$(($1 * 5)); shift
-  for ((i = 0; i < n; i++)); do "$@" && return 0; sleep 0.2; done
-  return 1
-}
-export -f val list
-export D
-in_list() { list | grep -q "$1"; }
-between() { [ "${1:-0}" -ge "$2" ] && [ "${1:-0}" -le "$3" ]; }
 vm() { cat /proc/sys/vm/dirty_bytes; }
 
 lab_polkit_allow_user

@@ -7,24 +7,8 @@
 set -u
 . "${LAB_SCRIPT_DIR:?the driver sets LAB_SCRIPT_DIR}/check-lib.sh"
 
-D=org.vfatsmart.VfatSmart1
 W=$(mktemp -d)
 chmod 755 "$W"
-# a property's value: gdbus prints (<uint64 123>,) or (<'text'>,)
-val() {
-  gdbus call --system -d $D -o "$1" -m org.freedesktop.DBus.Properties.Get "$D.Device" "$2" 2> /dev/null |
-    sed -E "s/^\(<//; s/>,\)$//; s/^(uint64|uint32|double|objectpath) //; s/^'(.*)'$/\1/"
-}
-list() { gdbus call --system -d $D -o /org/vfatsmart/VfatSmart1 -m "$D.Manager.ListDevices" 2> /dev/null; }
-wait_until() {   # SECONDS CMD...: true once CMD is
-  local n=$(($1 * 5)); shift
-  for ((i = 0; i < n; i++)); do "$@" && return 0; sleep 0.2; done
-  return 1
-}
-# the checks below run some conditions in bash -c
-export -f val list
-export D
-in_list() { list | grep -q "$1"; }
 # samples AtRiskBytes, CapBytes, SecondsToSafe once a second while PID runs, then until
 # less than 1 MiB is at risk (at most 90 s); lines "t at_risk cap seconds pacing"
 sample() {
@@ -116,7 +100,6 @@ fi
 check "pacing stopped once the copy was done" bash -c "[ \"\$(val $path Pacing)\" = false ]"
 bw=$(val "$path" WriteBandwidth)
 echo "   WriteBandwidth $bw B/s ($(val "$path" BandwidthSource)); CapBytes $(val "$path" CapBytes)"
-between() { [ "${1:-0}" -ge "$2" ] && [ "${1:-0}" -le "$3" ]; }
 echo "   the stick delivered $delivered B/s for this copy (its profile: 20000000 B/s between jumps)"
 check "WriteBandwidth is what the stick delivered within 25 %" between "$bw" $((delivered * 3 / 4)) $((delivered * 5 / 4))
 
