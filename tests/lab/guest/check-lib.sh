@@ -28,10 +28,10 @@ check_user_mount() {   # PART MODE
 D=org.vfatsmart.VfatSmart1
 # a device property's value: gdbus prints (<uint64 123>,) or (<'text'>,)
 val() {
-  gdbus call --system -d $D -o "$1" -m org.freedesktop.DBus.Properties.Get "$D.Device" "$2" 2> /dev/null |
+  gdbus call --system --timeout 10 -d $D -o "$1" -m org.freedesktop.DBus.Properties.Get "$D.Device" "$2" 2> /dev/null |
     sed -E "s/^\(<//; s/>,\)$//; s/^(uint64|uint32|double|objectpath) //; s/^'(.*)'$/\1/"
 }
-list() { gdbus call --system -d $D -o /org/vfatsmart/VfatSmart1 -m "$D.Manager.ListDevices" 2> /dev/null; }
+list() { gdbus call --system --timeout 10 -d $D -o /org/vfatsmart/VfatSmart1 -m "$D.Manager.ListDevices" 2> /dev/null; }
 wait_until() {   # SECONDS CMD...: true once CMD is
   local n=$(($1 * 5)); shift
   for ((i = 0; i < n; i++)); do "$@" && return 0; sleep 0.2; done
@@ -42,3 +42,13 @@ export -f val list
 export D
 in_list() { list | grep -q "$1"; }
 between() { [ "${1:-0}" -ge "$2" ] && [ "${1:-0}" -le "$3" ]; }
+# the activated daemon's messages to $LAB_OUT/vfat-smartd.log (dbus-daemon gives it
+# no stderr): the service's Exec= through a wrapper that only redirects, then
+# dbus-daemon reloads; call before anything activates it
+daemon_log_to_lab_out() {
+  local svc=/usr/share/dbus-1/system-services/org.vfatsmart.VfatSmart1.service
+  printf '#!/bin/sh\nexec /usr/libexec/vfat-smartd "$@" 2>> %s/vfat-smartd.log\n' "$LAB_OUT" > /usr/local/sbin/vfat-smartd-logged
+  chmod 755 /usr/local/sbin/vfat-smartd-logged
+  sed -i 's|^Exec=.*|Exec=/usr/local/sbin/vfat-smartd-logged|' "$svc"
+  dbus-send --system --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ReloadConfig > /dev/null
+}

@@ -35,13 +35,7 @@ sample() {
 
 lab_polkit_allow_user
 vmb0=$(cat /proc/sys/vm/dirty_bytes) vmr0=$(cat /proc/sys/vm/dirty_ratio)
-# the activated daemon's messages to $LAB_OUT (dbus-daemon gives it no stderr): the
-# service's Exec= through a wrapper that only redirects, then dbus-daemon reloads
-svc=/usr/share/dbus-1/system-services/org.vfatsmart.VfatSmart1.service
-printf '#!/bin/sh\nexec /usr/libexec/vfat-smartd "$@" 2>> %s/vfat-smartd.log\n' "$LAB_OUT" > /usr/local/sbin/vfat-smartd-logged
-chmod 755 /usr/local/sbin/vfat-smartd-logged
-sed -i 's|^Exec=.*|Exec=/usr/local/sbin/vfat-smartd-logged|' "$svc"
-dbus-send --system --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ReloadConfig > /dev/null
+daemon_log_to_lab_out
 # nothing starts it: the first call activates it (dbus-daemon runs the service
 # file's Exec= where there is no systemd, as here)
 check "D-Bus activation starts the daemon" wait_until 30 in_list ""
