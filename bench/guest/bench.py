@@ -651,7 +651,8 @@ def set_global_knobs(self, on):
 def internal_fresh(self):
     d = self.idev
     sh("mkfs.ext4", "-q", "-F", "-L", "INTERNAL", "-E", "lazy_itable_init=0,lazy_journal_init=0,nodiscard", d.disk)
-    sh("mount", "-t", "ext4", d.disk, INTERNAL_MP)
+    # no_prefetch_block_bitmaps: ext4lazyinit would read the bitmaps during the copy
+    sh("mount", "-t", "ext4", "-o", "no_prefetch_block_bitmaps", d.disk, INTERNAL_MP)
     sh("chown", "labuser:labuser", INTERNAL_MP)
     sh("sync")
     write("/proc/sys/vm/drop_caches", 3)
@@ -669,6 +670,9 @@ def run_internal_one(self, w, c, rep, warmup=False):
     orig = self.vm_orig
     vm_plugged = vm_now()
     if setup != "no-stick":
+        if self.stick_out:
+            self.plug()
+            self.stick_out = False
         self.fresh_fs({"setup": "vfat-smart"})          # the rule; vfat-smartd activated
         vm_plugged = vm_now()                         # after the rule ran, before the mount
         stick_mp, how, opts = self.mount({"setup": "vfat-smart"})
@@ -755,7 +759,9 @@ def internal_release(self, orig):
         res["state_after_unplug"] = state_files()
         for k in ("dirty_ratio", "dirty_background_ratio"):
             write("/proc/sys/vm/" + k, orig[k])
-    self.plug()
+    # plugged again only when a run needs it, after that run's allow-global-knobs is set:
+    # with it true, vfat-smart-udev takes the vm.* knobs at the plug already
+    self.stick_out = True
     return after, res
 
 
@@ -783,6 +789,7 @@ def run_internal(self):
     log("internal disk %s" % self.idev.disk)
     os.makedirs(INTERNAL_MP, exist_ok=True)
     self.global_knobs = None
+    self.stick_out = False
     # once: the daemon records the originals it replaces and puts them back; a value
     # written per run would be "someone else's" to it
     for k, v in VM[g["vm"]].items():
