@@ -30,6 +30,8 @@ sleep 2
 chown labuser "$W"
 cat > "$W/session.sh" << 'EOF'
 W=$1
+# dbusmock looks for its template in the cwd first: root's home is not labuser's to stat
+cd "$W" || exit 1
 /usr/bin/python3 -m dbusmock --template notification_daemon -l "$W/notify.log" > "$W/dbusmock.log" 2>&1 &
 for i in $(seq 50); do gdbus introspect --session -d org.freedesktop.Notifications -o /org/freedesktop/Notifications > /dev/null 2>&1 && break; sleep 0.2; done
 gsettings set org.vfatsmart max-dirty-seconds 1.0
