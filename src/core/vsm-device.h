@@ -76,6 +76,10 @@ typedef struct
   char *fs_label;
   char *fs_uuid;
   char *fs_version;
+  /* a whole disk with partitions: the UUID of the FAT filesystem that names
+   * the drive (vsm_drive_identity): its mounted FAT partition's, else its
+   * first FAT partition's; NULL for a partition or a superfloppy */
+  char *disk_fs_uuid;
 } VsmDevice;
 
 void vsm_device_free (VsmDevice *device);

@@ -68,10 +68,10 @@ vsm_drive_identity (const VsmDevice *d)
       g_string_append_c (out, ':');
       append_escaped (out, d->usb->serial);
     }
-  else if (d->fs_uuid && *d->fs_uuid)
+  else if ((d->fs_uuid && *d->fs_uuid) || (d->disk_fs_uuid && *d->disk_fs_uuid))
     {
       out = g_string_new ("uuid:");
-      append_escaped (out, d->fs_uuid);
+      append_escaped (out, d->fs_uuid && *d->fs_uuid ? d->fs_uuid : d->disk_fs_uuid);
     }
   else
     return NULL;

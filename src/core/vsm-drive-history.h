@@ -40,7 +40,11 @@ typedef struct
 void vsm_drive_history_free (VsmDriveHistory *h);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmDriveHistory, vsm_drive_history_free)
 
-/* "usb:0781:5581:SERIAL" or "uuid:ABCD-1234"; NULL when the drive tells
+/* "usb:0781:5581:SERIAL" or "uuid:ABCD-1234"; the one rule every front
+ * end names a drive by: the USB vid:pid + serial, else the UUID of the
+ * filesystem (the device's own: a partition or a superfloppy; for a whole
+ * partitioned disk, its mounted FAT partition's, else its first FAT
+ * partition's: VsmDevice.disk_fs_uuid). NULL when the drive tells
  * neither (a drive without a serial and without a filesystem UUID is not
  * remembered: two such drives could not be told apart). Characters outside
  * [A-Za-z0-9._-] are %XX-escaped, the result cut at 200 bytes. */

@@ -219,7 +219,9 @@ vsmd_device_update_state (VsmdDevice *d, const VsmState *s)
     reassert_cap (d, s);
 }
 
-/* facts only the drive tells (identity, removable, confidence) */
+/* facts only the drive tells (identity, removable, confidence); again at
+ * a mount: a partitioned drive without a USB serial is named by its
+ * mounted FAT partition's UUID (vsm_drive_identity) */
 static void
 read_facts (VsmdDevice *d)
 {
@@ -234,6 +236,7 @@ read_facts (VsmdDevice *d)
   vsm_dbus_device_set_confidence (d->skeleton, c->confidence);
   vsm_dbus_device_set_removable (d->skeleton,
                                  dev->removable || vsm_transport_is_usb (dev->transport));
+  g_free (d->identity);
   d->identity = vsm_drive_identity (dev);
   h = d->identity ? vsm_drive_history_load (d->identity, NULL) : NULL;
   if (h != NULL)
@@ -404,6 +407,7 @@ set_mounted (VsmdDevice *d, gboolean mounted)
     {
       d->written_at_mount = d->learn ? vsm_learn_get_bytes_written (d->learn) : 0;
       d->measured_this_mount = 0;
+      read_facts (d);
       start_ticking (d, TICK_BUSY_MS);
     }
   else

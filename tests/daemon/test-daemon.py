@@ -35,6 +35,8 @@ BUS_NAME = "org.vfatsmart.VfatSmart1"
 MANAGER = "/org/vfatsmart/VfatSmart1"
 DEV_IFACE = "org.vfatsmart.VfatSmart1.Device"
 PRELOAD = "libumockdev-preload.so.0"
+# the USB device of usb-storage-ss-stick
+USB_STICK = "/sys/devices/pci0000:00/0000:00:02.0/usb2/2-1"
 
 BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -208,8 +210,11 @@ class TestDaemon(unittest.TestCase):
         return self.call(MANAGER, "ListDevices", None,
                          iface="org.vfatsmart.VfatSmart1.Manager").unpack()[0]
 
-    def managed_stick(self, fixture="usb-storage-ss-stick"):
+    def managed_stick(self, fixture="usb-storage-ss-stick", serial=True):
         node, _, bdi = self.add_fixture(fixture)
+        if not serial:
+            # a stick that tells no USB serial: known by its filesystem's UUID
+            self.bed.set_attribute(USB_STICK, "serial", "")
         self.set_stats(bdi, 0, 0)
         r = self.cli("apply", node)
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -427,8 +432,9 @@ class TestDaemon(unittest.TestCase):
                                 "MountPoints": GLib.Variant("aay", [p.encode() + b"\0" for p in points])})),
                             None, Gio.DBusCallFlags.NONE, -1, None)
 
-    def test_udisks_mounts_and_history(self):
-        node, bdi, path = self.managed_stick()
+    def mounted_copy(self, bdi, path, serial=True):
+        """udisks mounts the stick, 3 s of a copy at 30 MB/s, unmounted;
+        returns the stick's disk syspath"""
         _, disk_sys, _ = self.fixture_nodes("usb-storage-ss-stick")
         major, minor = (int(x) for x in bdi.split(":"))
         self.start_udisks_mock((major << 8) | (minor + 1))
@@ -446,6 +452,11 @@ class TestDaemon(unittest.TestCase):
             self.write_stat(disk_sys, 30000000 // 1000 * ms // 512, ms)
             self.pump(0.05)
         wait_for(lambda: self.prop(path, "WriteBandwidth") > 0, what="a measurement")
+        return disk_sys
+
+    def test_udisks_mounts_and_history(self):
+        node, bdi, path = self.managed_stick()
+        self.mounted_copy(bdi, path)
         self.udisks_mount_points([])
         wait_for(lambda: self.prop(path, "MountPoints") == [], what="the unmount")
         wait_for(lambda: self.prop(path, "History") != "", what="the history")
@@ -477,6 +488,30 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         r = self.cli("plan", node)
         self.assertNotIn("learned on this drive", r.stdout)
+
+    def test_history_without_serial(self):
+        # a partitioned stick without a USB serial: the daemon (which sees the
+        # disk) learns it under the identity the udev helper and the CLI
+        # (which see the partition) use: the partition's filesystem UUID
+        node, bdi, path = self.managed_stick(serial=False)
+        self.mounted_copy(bdi, path)
+        self.udisks_mount_points([])
+        wait_for(lambda: self.prop(path, "MountPoints") == [], what="the unmount")
+        wait_for(lambda: self.prop(path, "History") != "", what="the history")
+        self.assertRegex(self.prop(path, "History"), r"^last 1 mounts: [0-9.]+ MB/s$")
+        with open(os.path.join(self.lib, "drives.history")) as f:
+            text = f.read()
+        self.assertIn("[drive uuid:55AA-0001]", text)
+        self.assertNotIn("[drive usb:", text)
+        self.stop_daemon()
+        # the next plan of the partition and of the disk start from it
+        for spec in (node + "1", node):
+            r = self.cli("plan", spec)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("learned on this drive (last 1 mounts:", r.stdout)
+        r = self.cli("status", "--json")
+        self.assertEqual(json.loads(r.stdout)["devices"][0]["history"]["identity"],
+                         "uuid:55AA-0001")
 
     # ---- per-user options (issue 14) ----
 
