@@ -322,7 +322,7 @@ do_restore_all (GDBusMethodInvocation *inv, gpointer data)
 static gboolean
 on_restore_all (VsmDbusManager *m, GDBusMethodInvocation *inv, VsmdDaemon *self)
 {
-  VsmdAuthTarget everything = { G_MAXUINT32, FALSE };
+  VsmdAuthTarget everything = { G_MAXUINT32, FALSE, NULL, NULL };
   vsmd_bouncer_check (self->bouncer, inv, &everything, do_restore_all, g_object_ref (self),
                       g_object_unref);
   return TRUE;

@@ -59,6 +59,7 @@ struct _VsmdDevice
   int global_for_mounted;  /* vm.* knobs last planned for mounted (1), not (0), -1: never */
   gint64 adopt_until;
   gboolean applying; /* an apply or restore runs in a thread */
+  gboolean retired;  /* the drive or its record went: the object is off the bus */
   guint tick_id;
   gint64 last_drift_check;
 
@@ -472,6 +473,7 @@ vsmd_device_retire (VsmdDevice *d)
   /* no history entry: the record went (Restore) or the drive did, not the
    * mount's end (a pull is recorded as the unmount udisks reports first) */
   d->mounted = FALSE;
+  d->retired = TRUE;
   stop_pacing (d);
   g_clear_handle_id (&d->tick_id, g_source_remove);
   reset_options (d, NULL);
@@ -679,14 +681,45 @@ reaches_global (VsmdDevice *d)
   return p->allow_global_knobs;
 }
 
+static gboolean still_target (gpointer data, const VsmdAuthTarget *was, GError **error);
+
 /* tune-own-device only for the caller's own removable drive and nothing
- * global; everything else is manage */
-static VsmdAuthTarget
-auth_target (VsmdDevice *d)
+ * global; everything else is manage. Decided on this mount: a change of
+ * the mount before polkit answered fails the call (still_target). */
+static void
+auth_target (VsmdDevice *d, VsmdAuthTarget *t)
 {
-  VsmdAuthTarget t = { vsm_dbus_device_get_mounted_by (d->skeleton),
-                       vsm_dbus_device_get_removable (d->skeleton) && !reaches_global (d) };
-  return t;
+  t->owner_uid = vsm_dbus_device_get_mounted_by (d->skeleton);
+  t->removable = vsm_dbus_device_get_removable (d->skeleton) && !reaches_global (d);
+  t->mount =
+    d->mounted
+      ? vsm_user_options_mount_key (t->owner_uid, vsm_dbus_device_get_mount_points (d->skeleton))
+      : NULL;
+  t->recheck = still_target;
+}
+
+static gboolean
+still_target (gpointer data, const VsmdAuthTarget *was, GError **error)
+{
+  VsmdDevice *d = VSMD_DEVICE (data);
+  g_auto (VsmdAuthTarget) now = { 0 };
+
+  if (d->retired)
+    {
+      g_set_error (error, VSMD_ERROR, VSMD_ERROR_TARGET_CHANGED,
+                   "%s went away while the authorization was asked", d->bdi);
+      return FALSE;
+    }
+  auth_target (d, &now);
+  if (!vsmd_auth_target_equal (was, &now))
+    {
+      g_set_error (error, VSMD_ERROR, VSMD_ERROR_TARGET_CHANGED,
+                   "%s was unmounted or mounted again while the authorization was asked "
+                   "(nothing changed; call again)",
+                   d->bdi);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static void
@@ -704,7 +737,9 @@ do_restore (GDBusMethodInvocation *inv, gpointer data)
 static gboolean
 on_apply (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
 {
-  VsmdAuthTarget t = auth_target (d);
+  g_auto (VsmdAuthTarget) t = { 0 };
+
+  auth_target (d, &t);
   vsmd_bouncer_check (d->bouncer, inv, &t, do_apply, g_object_ref (d), g_object_unref);
   return TRUE;
 }
@@ -712,7 +747,9 @@ on_apply (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
 static gboolean
 on_restore (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
 {
-  VsmdAuthTarget t = auth_target (d);
+  g_auto (VsmdAuthTarget) t = { 0 };
+
+  auth_target (d, &t);
   vsmd_bouncer_check (d->bouncer, inv, &t, do_restore, g_object_ref (d), g_object_unref);
   return TRUE;
 }
@@ -756,7 +793,9 @@ do_set_options (GDBusMethodInvocation *inv, guint32 uid, const char *granted, gp
 static gboolean
 on_set_options (VsmDbusDevice *s, GDBusMethodInvocation *inv, GVariant *options, VsmdDevice *d)
 {
-  VsmdAuthTarget t = auth_target (d);
+  g_auto (VsmdAuthTarget) t = { 0 };
+
+  auth_target (d, &t);
   vsmd_bouncer_check_as (d->bouncer, inv, &t, do_set_options, g_object_ref (d), g_object_unref);
   return TRUE;
 }

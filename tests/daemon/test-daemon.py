@@ -182,24 +182,47 @@ class TestDaemon(unittest.TestCase):
             self.daemon = None
             wait_for(lambda: not self.name_has_owner(BUS_NAME), what="the name to go")
 
+    def polkit_mock(self, method, args=None):
+        return self.conn.call_sync("org.freedesktop.PolicyKit1",
+                                   "/org/freedesktop/PolicyKit1/Authority",
+                                   "org.freedesktop.DBus.Mock", method, args, None,
+                                   Gio.DBusCallFlags.NONE, -1, None)
+
     def polkit_allow(self, actions):
-        self.conn.call_sync("org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/Authority",
-                            "org.freedesktop.DBus.Mock", "SetAllowed",
-                            GLib.Variant("(as)", (actions,)), None, Gio.DBusCallFlags.NONE, -1,
-                            None)
+        self.polkit_mock("SetAllowed", GLib.Variant("(as)", (actions,)))
+        # polkitd answers at once (setUp: whatever a test left hanging goes)
+        self.polkit_mock("SimulateHangActions", GLib.Variant("(as)", ([],)))
+        self.polkit_mock("ReleaseHangingCalls")
+
+    def polkit_hang(self, actions):
+        """polkitd answers checks of these actions only at polkit_release ()
+        (an authentication dialog that stays up)"""
+        self.polkit_mock("SimulateHangActions", GLib.Variant("(as)", (actions,)))
+
+    def polkit_release(self):
+        wait_for(lambda: self.polkit_mock("HaveHangingCalls").unpack()[0],
+                 what="a check waiting in polkitd")
+        self.polkit_mock("SimulateHangActions", GLib.Variant("(as)", ([],)))
+        self.polkit_mock("ReleaseHangingCalls")
 
     def call(self, path, method, args=None, iface=DEV_IFACE):
         return self.conn.call_sync(BUS_NAME, path, iface, method, args, None,
                                    Gio.DBusCallFlags.NONE, 30000, None)
 
-    def call_unprivileged(self, path, method, *args):
-        """gdbus call as a caller who is not root; returns (ok, stderr)"""
+    def start_unprivileged(self, path, method, *args):
+        """gdbus call as a caller who is not root, started (a Popen)"""
         cmd = ["gdbus", "call", "--system", "-d", BUS_NAME, "-o", path, "-m",
                DEV_IFACE + "." + method] + list(args)
         if os.geteuid() == 0:
             cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + cmd
-        r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
-        return r.returncode == 0, r.stderr
+        return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=dict(os.environ, LC_ALL="C"))
+
+    def call_unprivileged(self, path, method, *args):
+        """gdbus call as a caller who is not root; returns (ok, stderr)"""
+        p = self.start_unprivileged(path, method, *args)
+        _, err = p.communicate(timeout=60)
+        return p.returncode == 0, err
 
     def prop(self, path, name):
         r = self.call(path, "Get", GLib.Variant("(ss)", (DEV_IFACE, name)),
@@ -618,6 +641,55 @@ class TestDaemon(unittest.TestCase):
         self.assertIn("NotAuthorized", err)
         self.assertIn("org.vfatsmart.manage", err)
         self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+
+    def test_polkit_answer_after_the_drive_changed(self):
+        # polkit decided on a target (this mount, MountedBy = the caller); its
+        # answer comes after a dialog: by then the drive may be another mount
+        # or gone, and the call must not act on what it was not decided for
+        self.admin_settings()
+        _, bdi, path = self.user_mounted_stick(self.caller_uid())
+        self.start_daemon()
+        wait_for(lambda: self.prop(path, "MountedBy") == self.caller_uid(), what="MountedBy")
+        self.polkit_allow(["org.vfatsmart.tune-own-device"])
+        self.polkit_hang(["org.vfatsmart.tune-own-device"])
+        call = self.start_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        wait_for(lambda: self.polkit_mock("HaveHangingCalls").unpack()[0],
+                 what="the check in polkitd")
+        # unmounted and mounted again elsewhere (same user) meanwhile
+        other = os.path.join(os.path.dirname(self.mount_dir), "STICKSS1")
+        os.makedirs(other, exist_ok=True)
+        os.chown(other, self.caller_uid(), self.caller_uid())
+        self.udisks_mount_points([other])
+        wait_for(lambda: self.prop(path, "MountPoints") == [other], what="the new mount")
+        self.polkit_release()
+        _, err = call.communicate(timeout=30)
+        self.assertNotEqual(call.returncode, 0)
+        self.assertIn("org.vfatsmart.VfatSmart1.Error.TargetChanged", err)
+        self.assertIn("mounted again", err)
+        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        self.assertEqual(self.policy_of(path)["max-dirty-seconds"][1], "built-in")
+        # unchanged while polkit is asked: it acts
+        self.polkit_hang(["org.vfatsmart.tune-own-device"])
+        call = self.start_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.polkit_release()
+        _, err = call.communicate(timeout=30)
+        self.assertEqual(call.returncode, 0, err)
+        self.assertEqual(self.prop(path, "CapBytes"), 19 * 1024 * 1024)
+        # the drive goes while polkit is asked
+        self.polkit_hang(["org.vfatsmart.tune-own-device"])
+        call = self.start_unprivileged(path, "Apply")
+        wait_for(lambda: self.polkit_mock("HaveHangingCalls").unpack()[0],
+                 what="the check in polkitd")
+        _, disk_sys, _ = self.fixture_nodes("usb-storage-ss-stick")
+        self.bed.remove_device(disk_sys)
+        self.assertEqual(self.cli("forget", bdi).returncode, 0)
+        wait_for(lambda: self.list_devices() == [], what="the object to go")
+        self.polkit_release()
+        _, err = call.communicate(timeout=30)
+        self.assertNotEqual(call.returncode, 0)
+        self.assertIn("TargetChanged", err)
+        self.assertIn("went away", err)
+        self.assertFalse(os.path.exists(os.path.join(self.state, bdi.replace(":", "-") + ".state")))
 
     def test_options_survive_restart(self):
         self.admin_settings()
