@@ -34,11 +34,15 @@ struct _VsmdDaemon
   guint idle_seconds;
   gint64 idle_since;
   guint idle_id;
+  guint restores_running; /* RestoreAll workers */
+  gboolean stopping;      /* vsmd_daemon_stop (): waiting for the workers */
+  gboolean stopped;       /* "stopped" was emitted */
 };
 
 enum
 {
   SIGNAL_IDLE,
+  SIGNAL_STOPPED,
   N_SIGNALS
 };
 static guint signals[N_SIGNALS];
@@ -89,6 +93,8 @@ vsmd_daemon_class_init (VsmdDaemonClass *klass)
   G_OBJECT_CLASS (klass)->dispose = vsmd_daemon_dispose;
   signals[SIGNAL_IDLE] = g_signal_new ("idle", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                        NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_STOPPED] = g_signal_new ("stopped", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                          0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void
@@ -123,6 +129,48 @@ refresh_all_mounts (VsmdDaemon *self)
 
 static void drop_device (VsmdDaemon *self, const char *bdi);
 
+static guint
+workers_running (VsmdDaemon *self)
+{
+  GHashTableIter iter;
+  gpointer value;
+  guint n = self->restores_running;
+
+  g_hash_table_iter_init (&iter, self->devices);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    n += vsmd_device_is_applying (value) ? 1 : 0;
+  return n;
+}
+
+/* stopping, and the last worker ended */
+static void
+check_stopped (VsmdDaemon *self)
+{
+  if (!self->stopping || self->stopped || workers_running (self) > 0)
+    return;
+  self->stopped = TRUE;
+  g_signal_emit (self, signals[SIGNAL_STOPPED], 0);
+}
+
+void
+vsmd_daemon_stop (VsmdDaemon *self)
+{
+  GHashTableIter iter;
+  gpointer value;
+  guint n;
+
+  if (self->stopping)
+    return;
+  self->stopping = TRUE;
+  g_hash_table_iter_init (&iter, self->devices);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    vsmd_device_stop (value);
+  n = workers_running (self);
+  if (n > 0)
+    g_message ("stopping: waiting for %u apply or restore to end", n);
+  check_stopped (self);
+}
+
 static void
 on_record_gone (VsmdDevice *d, VsmdDaemon *self)
 {
@@ -143,6 +191,9 @@ add_device (VsmdDaemon *self, const VsmState *s)
       return;
     }
   g_signal_connect (d, "record-gone", G_CALLBACK (on_record_gone), self);
+  g_signal_connect_swapped (d, "job-done", G_CALLBACK (check_stopped), self);
+  if (self->stopping)
+    vsmd_device_stop (d);
   g_hash_table_insert (self->devices, g_strdup (s->bdi), d);
   g_message ("%s (%s): managed, %s", s->bdi, s->disk_node ? s->disk_node : "?",
              s->flush_mode ? s->flush_mode : "?");
@@ -307,15 +358,33 @@ restore_all_done (GObject *source, GAsyncResult *res, gpointer data)
     g_dbus_method_invocation_return_value (inv, NULL);
   else
     g_dbus_method_invocation_take_error (inv, vsmd_error_from_core (error));
+  self->restores_running--;
   rescan (self);
+  check_stopped (self);
+}
+
+/* TRUE when the call was answered: the daemon stops */
+static gboolean
+refuse_when_stopping (VsmdDaemon *self, GDBusMethodInvocation *inv)
+{
+  if (!self->stopping)
+    return FALSE;
+  g_dbus_method_invocation_return_error_literal (inv, VSMD_ERROR, VSMD_ERROR_BUSY,
+                                                 "vfat-smartd is shutting down");
+  return TRUE;
 }
 
 /* in a thread: the lock may be held (an apply of ours) for up to its wait */
 static void
 do_restore_all (GDBusMethodInvocation *inv, gpointer data)
 {
-  g_autoptr (GTask) task = g_task_new (data, NULL, restore_all_done, inv);
+  VsmdDaemon *self = VSMD_DAEMON (data);
+  g_autoptr (GTask) task = NULL;
 
+  if (refuse_when_stopping (self, inv))
+    return;
+  task = g_task_new (self, NULL, restore_all_done, inv);
+  self->restores_running++;
   g_task_run_in_thread (task, restore_all_run);
 }
 
@@ -323,6 +392,9 @@ static gboolean
 on_restore_all (VsmDbusManager *m, GDBusMethodInvocation *inv, VsmdDaemon *self)
 {
   VsmdAuthTarget everything = { G_MAXUINT32, FALSE, NULL, NULL };
+
+  if (refuse_when_stopping (self, inv))
+    return TRUE;
   vsmd_bouncer_check (self->bouncer, inv, &everything, do_restore_all, g_object_ref (self),
                       g_object_unref);
   return TRUE;
@@ -334,7 +406,7 @@ on_restore_all (VsmDbusManager *m, GDBusMethodInvocation *inv, VsmdDaemon *self)
 static gboolean
 is_idle (VsmdDaemon *self)
 {
-  return g_hash_table_size (self->devices) == 0;
+  return g_hash_table_size (self->devices) == 0 && self->restores_running == 0;
 }
 
 static gboolean

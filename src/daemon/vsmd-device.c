@@ -60,6 +60,7 @@ struct _VsmdDevice
   gint64 adopt_until;
   gboolean applying; /* an apply or restore runs in a thread */
   gboolean retired;  /* the drive or its record went: the object is off the bus */
+  gboolean stopping; /* the daemon stops: nothing new is applied */
   guint tick_id;
   gint64 last_drift_check;
 
@@ -78,6 +79,7 @@ struct _VsmdDevice
 enum
 {
   SIGNAL_RECORD_GONE,
+  SIGNAL_JOB_DONE,
   N_SIGNALS
 };
 static guint signals[N_SIGNALS];
@@ -112,6 +114,9 @@ vsmd_device_class_init (VsmdDeviceClass *klass)
   signals[SIGNAL_RECORD_GONE] =
     g_signal_new ("record-gone", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
+  /* an apply or restore in a worker ended (the daemon waits for it to stop) */
+  signals[SIGNAL_JOB_DONE] = g_signal_new ("job-done", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                           0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void
@@ -148,6 +153,30 @@ gboolean
 vsmd_device_is_busy (VsmdDevice *d)
 {
   return d->applying || vsm_dbus_device_get_at_risk_bytes (d->skeleton) > 0;
+}
+
+gboolean
+vsmd_device_is_applying (VsmdDevice *d)
+{
+  return d->applying;
+}
+
+void
+vsmd_device_stop (VsmdDevice *d)
+{
+  d->stopping = TRUE;
+}
+
+/* TRUE when the call was answered: the daemon stops */
+static gboolean
+refuse_when_stopping (VsmdDevice *d, GDBusMethodInvocation *inv)
+{
+  if (!d->stopping)
+    return FALSE;
+  if (inv != NULL)
+    g_dbus_method_invocation_return_error (inv, VSMD_ERROR, VSMD_ERROR_BUSY,
+                                           "%s: vfat-smartd is shutting down", d->bdi);
+  return TRUE;
 }
 
 /* the policy, with what SetOptions decided for this drive */
@@ -542,6 +571,8 @@ job_done (GObject *source, GAsyncResult *res, gpointer data)
     g_dbus_method_invocation_return_value (inv, NULL);
   else if (inv != NULL)
     g_dbus_method_invocation_take_error (inv, vsmd_error_from_core (error));
+  /* before record-gone: that drops the daemon's handlers */
+  g_signal_emit (d, signals[SIGNAL_JOB_DONE], 0);
   if (state == NULL)
     g_signal_emit (d, signals[SIGNAL_RECORD_GONE], 0);
 }
@@ -553,6 +584,8 @@ start_job (VsmdDevice *d, gboolean restore, GDBusMethodInvocation *inv)
   g_autoptr (GTask) task = NULL;
   Job *j;
 
+  if (refuse_when_stopping (d, inv))
+    return;
   if (d->applying)
     {
       if (inv)
@@ -739,6 +772,8 @@ on_apply (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
 {
   g_auto (VsmdAuthTarget) t = { 0 };
 
+  if (refuse_when_stopping (d, inv))
+    return TRUE;
   auth_target (d, &t);
   vsmd_bouncer_check (d->bouncer, inv, &t, do_apply, g_object_ref (d), g_object_unref);
   return TRUE;
@@ -749,6 +784,8 @@ on_restore (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
 {
   g_auto (VsmdAuthTarget) t = { 0 };
 
+  if (refuse_when_stopping (d, inv))
+    return TRUE;
   auth_target (d, &t);
   vsmd_bouncer_check (d->bouncer, inv, &t, do_restore, g_object_ref (d), g_object_unref);
   return TRUE;
@@ -774,6 +811,8 @@ do_set_options (GDBusMethodInvocation *inv, guint32 uid, const char *granted, gp
     vsm_user_options_mount_key (vsm_dbus_device_get_mounted_by (d->skeleton), points);
   VsmUserOptions *o;
 
+  if (refuse_when_stopping (d, inv))
+    return;
   /* nothing changes while an apply runs: its result would not say so */
   if (d->applying)
     {
@@ -795,6 +834,8 @@ on_set_options (VsmDbusDevice *s, GDBusMethodInvocation *inv, GVariant *options,
 {
   g_auto (VsmdAuthTarget) t = { 0 };
 
+  if (refuse_when_stopping (d, inv))
+    return TRUE;
   auth_target (d, &t);
   vsmd_bouncer_check_as (d->bouncer, inv, &t, do_set_options, g_object_ref (d), g_object_unref);
   return TRUE;

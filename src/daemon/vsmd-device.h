@@ -31,6 +31,11 @@ gboolean vsmd_device_is_mounted (VsmdDevice *device);
 guint64 vsmd_device_get_at_risk_bytes (VsmdDevice *device);
 /* data is at risk, or an apply is running */
 gboolean vsmd_device_is_busy (VsmdDevice *device);
+/* an apply or restore runs in a worker ("job-done" when it ended) */
+gboolean vsmd_device_is_applying (VsmdDevice *device);
+/* the daemon stops: no new apply or restore (a call gets Busy), the
+ * running one ends */
+void vsmd_device_stop (VsmdDevice *device);
 
 gboolean vsmd_device_export (VsmdDevice *device, GDBusConnection *connection, GError **error);
 void vsmd_device_unexport (VsmdDevice *device);

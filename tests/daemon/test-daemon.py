@@ -11,6 +11,7 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
+import fcntl
 import json
 import os
 import re
@@ -862,6 +863,43 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(n[3], "STICKSS was unplugged too early")
         self.assertRegex(n[4], r"^About 23.4.MiB written to it had not reached the drive")
         self.assertFalse(os.path.exists(os.path.join(self.state, bdi.replace(":", "-") + ".options")))
+
+    def test_sigterm_waits_for_a_running_apply(self):
+        _, bdi, path = self.managed_stick()
+        self.start_daemon()
+        self.polkit_allow(["org.vfatsmart.manage"])
+        # another vfat-smart holds the state lock: the daemon's apply waits in
+        # its worker (up to 10 s)
+        lock = open(os.path.join(self.state, ".lock"), "a")
+        self.addCleanup(lock.close)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        call = self.start_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.pump(1.5)
+        self.assertIsNone(call.poll(), "the apply did not wait for the lock")
+        self.daemon.terminate()
+        self.pump(1.5)
+        self.assertIsNone(self.daemon.poll(), "exited while an apply ran in its worker")
+        # no new change meanwhile; reading goes on
+        ok, err = self.call_unprivileged(path, "Apply")
+        self.assertFalse(ok)
+        self.assertIn("org.vfatsmart.VfatSmart1.Error.Busy", err)
+        self.assertIn("shutting down", err)
+        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        with self.assertRaisesRegex(GLib.Error, "Error.Busy.*shutting down"):
+            self.call(MANAGER, "RestoreAll", iface="org.vfatsmart.VfatSmart1.Manager")
+        # the lock goes: the apply ends, its caller is answered, then the exit
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        _, err = call.communicate(timeout=30)
+        self.assertEqual(call.returncode, 0, err)
+        self.assertEqual(self.daemon.wait(15), 0)
+        self.daemon = None
+        wait_for(lambda: not self.name_has_owner(BUS_NAME), what="the name to go")
+        with open(os.path.join(self.root, "sys/class/bdi", bdi, "max_bytes")) as f:
+            self.assertEqual(int(f.read()), 19 * 1024 * 1024)
+        with open(os.path.join(self.state, bdi.replace(":", "-") + ".state")) as f:
+            record = f.read()
+        self.assertIn("pending=false", record)
+        self.assertIn("cap-bytes=%d" % (19 * 1024 * 1024), record)
 
     def test_idle_exit(self):
         _, _, path = self.managed_stick()
