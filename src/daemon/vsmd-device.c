@@ -499,8 +499,15 @@ vsmd_device_set_mount_points (VsmdDevice *d, const char *const *mount_points)
 void
 vsmd_device_retire (VsmdDevice *d)
 {
-  /* no history entry: the record went (Restore) or the drive did, not the
-   * mount's end (a pull is recorded as the unmount udisks reports first) */
+  /* Pulled while mounted: udev's remove (the helper forgets the record)
+   * may come before udisks reports the unmount, which then reaches no
+   * object; the mount ends here, once (an unmount seen first cleared
+   * mounted). A Restore while mounted ends no mount: no entry. */
+  if (d->mounted && !g_file_test (d->disk_syspath, G_FILE_TEST_IS_DIR))
+    {
+      g_message ("%s: pulled while mounted; the mount goes into the history", d->bdi);
+      record_mount (d);
+    }
   d->mounted = FALSE;
   d->retired = TRUE;
   stop_pacing (d);

@@ -44,7 +44,8 @@ void vsmd_device_unexport (VsmdDevice *device);
 void vsmd_device_update_state (VsmdDevice *device, const VsmState *state);
 /* mount points from udisks (NULL: ask libmount) */
 void vsmd_device_set_mount_points (VsmdDevice *device, const char *const *mount_points);
-/* the disk went away or its record is gone: the mount ends in the history */
+/* the disk went away or its record is gone: off the bus; a mount of a
+ * disk that went ends in the history */
 void vsmd_device_retire (VsmdDevice *device);
 
 G_END_DECLS

@@ -538,6 +538,37 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(json.loads(r.stdout)["devices"][0]["history"]["identity"],
                          "uuid:55AA-0001")
 
+    def history_mounts(self):
+        with open(os.path.join(self.lib, "drives.history")) as f:
+            text = f.read()
+        mounts = text.split("\nmounts=")[1].split("\n")[0]
+        return [m for m in mounts.split(";") if m]
+
+    def test_history_on_pull(self):
+        node, bdi, path = self.managed_stick()
+        disk_sys = self.mounted_copy(bdi, path)
+        # unmounted: one entry
+        self.udisks_mount_points([])
+        wait_for(lambda: os.path.exists(os.path.join(self.lib, "drives.history")),
+                 what="the history file")
+        self.assertEqual(len(self.history_mounts()), 1)
+        # mounted again, then pulled while mounted: udev's remove (the helper
+        # forgets the record) reaches the daemon before udisks reports the
+        # unmount; that mount is the second entry, and the first stays one
+        self.udisks_mount_points(["/media/labuser/STICKSS"])
+        wait_for(lambda: self.prop(path, "MountPoints") == ["/media/labuser/STICKSS"],
+                 what="the mount")
+        self.bed.remove_device(disk_sys)
+        self.assertEqual(self.cli("forget", bdi).returncode, 0)
+        wait_for(lambda: self.list_devices() == [], what="the object to go")
+        wait_for(lambda: len(self.history_mounts()) == 2, what="the pulled mount's entry")
+        # udisks' late unmount adds nothing
+        self.udisks_mount_points([])
+        self.pump(1.5)
+        self.assertEqual(len(self.history_mounts()), 2)
+        r = self.cli("status", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+
     # ---- per-user options (issue 14) ----
 
     def admin_settings(self, settings="", locks=()):
