@@ -423,6 +423,12 @@ class TestDaemon(unittest.TestCase):
         r = self.cli("watch", "--once", node)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(r.stdout.splitlines()), 1)
+        # a C locale: a plain space before the unit, not "38.0?MiB"
+        r = subprocess.run([CLI, "watch", "--once", node], env=dict(self.env, LC_ALL="C"),
+                           capture_output=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"(cap 38.0 MiB)", r.stdout)
+        self.assertNotIn(b"?", r.stdout)
         r = self.cli("status")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("vfat-smartd:", r.stdout)
