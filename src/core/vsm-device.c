@@ -488,7 +488,7 @@ vsm_probe_fs_type (const char *devnode, GError **error)
 /* Under udev the ID_FS_* properties are there (and replay under umockdev);
  * otherwise probe the superblock when we may read the node. */
 static void
-read_filesystem (VsmDevice *d, GUdevDevice *dev)
+read_filesystem (VsmDevice *d, GUdevDevice *dev, gboolean no_io)
 {
   FsProbe p;
 
@@ -500,7 +500,7 @@ read_filesystem (VsmDevice *d, GUdevDevice *dev)
       d->fs_version = prop_string (dev, "ID_FS_VERSION");
       return;
     }
-  if (d->devnode == NULL || probing_disabled || g_getenv ("UMOCKDEV_DIR") != NULL ||
+  if (d->devnode == NULL || no_io || probing_disabled || g_getenv ("UMOCKDEV_DIR") != NULL ||
       !probe_superblock (d->devnode, &p, NULL))
     return;
   d->fs_type = p.type;
@@ -554,8 +554,9 @@ read_queue_facts (VsmDevice *d, GUdevDevice *disk)
   d->write_cache = attr_string (disk, "queue/write_cache");
 }
 
-VsmDevice *
-vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *spec, GError **error)
+static VsmDevice *
+device_new (GUdevClient *client, GUdevDevice *udev, const char *spec, gboolean no_io,
+            GError **error)
 {
   g_autoptr (VsmDevice) d = g_new0 (VsmDevice, 1);
   g_autoptr (GUdevDevice) disk = NULL;
@@ -594,7 +595,7 @@ vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *sp
   read_queue_facts (d, disk);
   partitions = list_partitions (client, disk);
   d->n_partitions = g_list_length (partitions);
-  read_filesystem (d, udev);
+  read_filesystem (d, udev, no_io);
   if (!d->is_partition && d->fs_uuid == NULL)
     d->disk_fs_uuid = disk_fs_uuid (client, disk, partitions);
   g_list_free_full (partitions, g_object_unref);
@@ -605,11 +606,29 @@ vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *sp
 }
 
 VsmDevice *
+vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *spec, GError **error)
+{
+  return device_new (client, udev, spec, FALSE, error);
+}
+
+VsmDevice *
 vsm_device_new_from_spec (GUdevClient *client, const char *spec, GError **error)
 {
   g_autoptr (GUdevDevice) dev = resolve_spec (client, spec, error);
 
   if (dev == NULL)
     return NULL;
-  return vsm_device_new_from_udev (client, dev, spec, error);
+  return device_new (client, dev, spec, FALSE, error);
+}
+
+VsmDevice *
+vsm_device_new_from_syspath_no_io (GUdevClient *client, const char *syspath, GError **error)
+{
+  g_autoptr (GUdevDevice) dev = NULL;
+
+  g_return_val_if_fail (syspath != NULL && g_str_has_prefix (syspath, "/sys/"), NULL);
+  dev = resolve_spec (client, syspath, error);
+  if (dev == NULL)
+    return NULL;
+  return device_new (client, dev, syspath, TRUE, error);
 }

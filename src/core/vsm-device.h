@@ -90,6 +90,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmDevice, vsm_device_free)
 VsmDevice *vsm_device_new_from_spec (GUdevClient *client, const char *spec, GError **error);
 VsmDevice *vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *spec,
                                      GError **error);
+/* From a /sys path, with sysfs and udev's database only: the device node
+ * is never opened (no superblock probe), so a dying drive cannot stall the
+ * caller's main loop; the filesystem facts are udev's (none without it). */
+VsmDevice *vsm_device_new_from_syspath_no_io (GUdevClient *client, const char *syspath,
+                                              GError **error);
 
 /* A filesystem on the whole disk, no partition table (part_table_type:
  * udev's ID_PART_TABLE_TYPE of the disk, NULL when none). */

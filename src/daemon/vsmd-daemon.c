@@ -34,7 +34,7 @@ struct _VsmdDaemon
   guint idle_seconds;
   gint64 idle_since;
   guint idle_id;
-  guint restores_running; /* RestoreAll workers */
+  guint restores_running; /* RestoreAll and release_phantoms () workers */
   gboolean stopping;      /* vsmd_daemon_stop (): waiting for the workers */
   gboolean stopped;       /* "stopped" was emitted */
 };
@@ -249,6 +249,8 @@ rescan (VsmdDaemon *self)
 
       if (!disk_present (s))
         {
+          /* on the main loop: no knob is written (they went with the
+           * drive), only the record, under a lock wait of at most 1 s */
           g_autoptr (GError) local = NULL;
           if (!vsm_forget (s->bdi, VSM_LOCK_WAIT_UDEV_MS, NULL, &local))
             g_warning ("%s: gone, its record stays: %s", s->bdi, local->message);
@@ -447,10 +449,8 @@ publish_kernel (VsmdDaemon *self)
   vsm_dbus_manager_set_flush_fix (self->manager, vsm_flush_fix_to_string (k->flush_fix));
 }
 
-/* After a crash: the vm.* knobs held for a drive that has no record any
- * more (rescan forgot the records of drives that are gone) go back. */
 static void
-release_phantoms (void)
+release_phantoms_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
   g_autoptr (GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GError) error = NULL;
@@ -459,6 +459,29 @@ release_phantoms (void)
     g_warning ("vm.* knobs: %s", error->message);
   for (guint i = 0; i < report->len; i++)
     g_message ("%s", (char *)g_ptr_array_index (report, i));
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+release_phantoms_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  VsmdDaemon *self = VSMD_DAEMON (source);
+
+  self->restores_running--;
+  check_stopped (self);
+}
+
+/* After a crash: the vm.* knobs held for a drive that has no record any
+ * more (rescan forgot the records of drives that are gone) go back. In a
+ * worker: it waits for the state lock (up to 10 s) while the bus is served;
+ * counted with the restores (SIGTERM waits for it). */
+static void
+release_phantoms (VsmdDaemon *self)
+{
+  g_autoptr (GTask) task = g_task_new (self, NULL, release_phantoms_done, NULL);
+
+  self->restores_running++;
+  g_task_run_in_thread (task, release_phantoms_run);
 }
 
 gboolean
@@ -486,7 +509,7 @@ vsmd_daemon_start (VsmdDaemon *self, GDBusConnection *connection, GError **error
 
   watch_records (self);
   rescan (self);
-  release_phantoms ();
+  release_phantoms (self);
   self->idle_since = g_get_monotonic_time ();
   if (self->idle_seconds > 0)
     self->idle_id = g_timeout_add_seconds (IDLE_CHECK_SECONDS, on_idle_check, self);

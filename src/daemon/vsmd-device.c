@@ -251,12 +251,16 @@ vsmd_device_update_state (VsmdDevice *d, const VsmState *s)
 
 /* facts only the drive tells (identity, removable, confidence); again at
  * a mount: a partitioned drive without a USB serial is named by its
- * mounted FAT partition's UUID (vsm_drive_identity) */
+ * mounted FAT partition's UUID (vsm_drive_identity). On the main loop:
+ * sysfs attributes (the kernel's copies), udev's database and
+ * /proc/self/mountinfo only, the drive itself is never read (a partitioned
+ * disk has no ID_FS_TYPE, and a superblock probe of a dying stick could
+ * block for the SCSI error handler's timeouts) */
 static void
 read_facts (VsmdDevice *d)
 {
   g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
-  g_autoptr (VsmDevice) dev = vsm_device_new_from_spec (client, d->disk_syspath, NULL);
+  g_autoptr (VsmDevice) dev = vsm_device_new_from_syspath_no_io (client, d->disk_syspath, NULL);
   g_autoptr (VsmClassification) c = NULL;
   g_autoptr (VsmDriveHistory) h = NULL;
 
@@ -345,31 +349,71 @@ mount_owner (GPtrArray *mounts)
   return NO_UID;
 }
 
+typedef struct
+{
+  char *identity;
+  char *bdi;
+  VsmDriveMount mount;
+} HistoryJob;
+
+static void
+history_job_free (HistoryJob *j)
+{
+  g_free (j->identity);
+  g_free (j->bdi);
+  g_free (j);
+}
+
+/* in a worker: the state lock may be held for up to its wait, and the
+ * write ends with fsync */
+static void
+history_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  HistoryJob *j = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmDriveHistory) h = NULL;
+
+  if (!vsm_drive_history_record (j->identity, &j->mount, &error))
+    g_warning ("%s: history not kept: %s", j->bdi, error->message);
+  h = vsm_drive_history_load (j->identity, NULL);
+  g_task_return_pointer (task, h ? vsm_drive_history_describe (h) : NULL, g_free);
+}
+
+static void
+history_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  VsmdDevice *d = VSMD_DEVICE (source);
+  g_autofree char *text = g_task_propagate_pointer (G_TASK (res), NULL);
+
+  if (text != NULL)
+    vsm_dbus_device_set_history (d->skeleton, text);
+}
+
+/* The mount ended: its entry is written by a worker. SIGTERM does not wait
+ * for it: the file is replaced atomically, so at worst that entry is lost. */
 static void
 record_mount (VsmdDevice *d)
 {
-  g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) unmounts = vsm_history_unmounts (d->bdi, 1);
-  VsmDriveMount m = { 0 };
   VsmUnmountRecord *last = unmounts->len ? g_ptr_array_index (unmounts, 0) : NULL;
-  g_autoptr (VsmDriveHistory) h = NULL;
+  g_autoptr (GTask) task = NULL;
+  HistoryJob *j;
 
   if (d->identity == NULL || d->learn == NULL)
     return;
-  m.at_usec = g_get_real_time ();
-  m.bandwidth = d->measured_this_mount;
-  m.cap_bytes = vsm_dbus_device_get_cap_bytes (d->skeleton);
-  m.bytes_written = vsm_learn_get_bytes_written (d->learn) - d->written_at_mount;
+  j = g_new0 (HistoryJob, 1);
+  j->identity = g_strdup (d->identity);
+  j->bdi = g_strdup (d->bdi);
+  j->mount.at_usec = g_get_real_time ();
+  j->mount.bandwidth = d->measured_this_mount;
+  j->mount.cap_bytes = vsm_dbus_device_get_cap_bytes (d->skeleton);
+  j->mount.bytes_written = vsm_learn_get_bytes_written (d->learn) - d->written_at_mount;
   /* the umount helper's own timing, when it ran within the last minute */
-  m.seconds_to_safe = last && m.at_usec - last->at_usec < 60 * G_USEC_PER_SEC ? last->seconds : -1;
-  if (!vsm_drive_history_record (d->identity, &m, &error))
-    g_warning ("%s: history not kept: %s", d->bdi, error->message);
-  h = vsm_drive_history_load (d->identity, NULL);
-  if (h != NULL)
-    {
-      g_autofree char *text = vsm_drive_history_describe (h);
-      vsm_dbus_device_set_history (d->skeleton, text);
-    }
+  j->mount.seconds_to_safe =
+    last && j->mount.at_usec - last->at_usec < 60 * G_USEC_PER_SEC ? last->seconds : -1;
+  task = g_task_new (d, NULL, history_done, NULL);
+  g_task_set_task_data (task, j, (GDestroyNotify)history_job_free);
+  g_task_run_in_thread (task, history_run);
 }
 
 static void

@@ -575,6 +575,27 @@ class TestDaemon(unittest.TestCase):
         r = self.cli("status", "--json")
         self.assertEqual(r.returncode, 0, r.stderr)
 
+    def test_history_write_off_the_main_loop(self):
+        # another vfat-smart holds the state lock when the mount ends: the
+        # history's write waits for it (up to 10 s) in a worker, and the
+        # daemon keeps answering meanwhile
+        _, bdi, path = self.managed_stick()
+        self.mounted_copy(bdi, path)
+        lock = open(os.path.join(self.state, ".lock"), "a")
+        self.addCleanup(lock.close)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        self.udisks_mount_points([])
+        wait_for(lambda: self.prop(path, "MountPoints") == [], what="the unmount")
+        for _ in range(4):
+            t0 = time.monotonic()
+            self.assertEqual(self.prop(path, "Bdi"), bdi)
+            self.assertLess(time.monotonic() - t0, 1.0, "the main loop was blocked")
+            self.pump(0.5)
+        self.assertEqual(self.prop(path, "History"), "")
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        wait_for(lambda: self.prop(path, "History") != "", what="the history")
+        self.assertRegex(self.prop(path, "History"), r"^last 1 mounts: [0-9.]+ MB/s$")
+
     # ---- per-user options (issue 14) ----
 
     def admin_settings(self, settings="", locks=()):
