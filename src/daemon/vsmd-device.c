@@ -61,6 +61,7 @@ struct _VsmdDevice
   gboolean applying; /* an apply or restore runs in a thread */
   gboolean retired;  /* the drive or its record went: the object is off the bus */
   gboolean stopping; /* the daemon stops: nothing new is applied */
+  gboolean removed;  /* udev's remove of the disk came */
   guint tick_id;
   gint64 last_drift_check;
 
@@ -153,6 +154,18 @@ gboolean
 vsmd_device_is_busy (VsmdDevice *d)
 {
   return d->applying || vsm_dbus_device_get_at_risk_bytes (d->skeleton) > 0;
+}
+
+const char *
+vsmd_device_get_disk_syspath (VsmdDevice *d)
+{
+  return d->disk_syspath;
+}
+
+void
+vsmd_device_set_removed (VsmdDevice *d)
+{
+  d->removed = TRUE;
 }
 
 gboolean
@@ -547,7 +560,7 @@ vsmd_device_retire (VsmdDevice *d)
    * may come before udisks reports the unmount, which then reaches no
    * object; the mount ends here, once (an unmount seen first cleared
    * mounted). A Restore while mounted ends no mount: no entry. */
-  if (d->mounted && !g_file_test (d->disk_syspath, G_FILE_TEST_IS_DIR))
+  if (d->mounted && (d->removed || !g_file_test (d->disk_syspath, G_FILE_TEST_IS_DIR)))
     {
       g_message ("%s: pulled while mounted; the mount goes into the history", d->bdi);
       record_mount (d);
