@@ -19,6 +19,7 @@
 #define G_SETTINGS_ENABLE_BACKEND
 #include <gio/gsettingsbackend.h>
 #include <glib/gstdio.h>
+#include <locale.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -796,12 +797,36 @@ test_umount_args (void)
     }
 }
 
+/* the unit after a no-break space in UTF-8, a plain one elsewhere (a C
+ * locale showed "38.0?MiB") */
+static void
+test_format_bytes (void)
+{
+  g_autofree char *utf8 = NULL, *c = NULL, *small = NULL;
+  char *old = g_strdup (setlocale (LC_ALL, NULL));
+
+  if (setlocale (LC_ALL, "C.UTF-8") != NULL)
+    {
+      utf8 = vsm_format_bytes (38 << 20);
+      g_assert_cmpstr (utf8, ==, "38.0\u00a0MiB");
+    }
+  g_assert_nonnull (setlocale (LC_ALL, "C"));
+  g_assert_false (g_get_charset (NULL));
+  c = vsm_format_bytes (38 << 20);
+  g_assert_cmpstr (c, ==, "38.0 MiB");
+  small = vsm_format_bytes (512);
+  g_assert_cmpstr (small, ==, "512 B");
+  setlocale (LC_ALL, old);
+  g_free (old);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/parse/disk-stat", test_disk_stat);
+  g_test_add_func ("/format/bytes", test_format_bytes);
   g_test_add_func ("/parse/bdi-stats", test_bdi_stats);
   g_test_add_func ("/parse/meminfo", test_meminfo);
   g_test_add_func ("/parse/bdi-residue", test_bdi_residue);
