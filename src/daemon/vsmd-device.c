@@ -602,7 +602,9 @@ job_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
   g_autoptr (VsmAssessment) a = NULL;
   g_autoptr (VsmState) state = NULL;
   VsmOverrides o = { .bandwidth = j->bandwidth, .bandwidth_source = "measured by vfat-smartd" };
-  VsmApplyOptions opts = { .source = "daemon", .lock_wait_ms = VSM_LOCK_WAIT_MS };
+  VsmApplyOptions opts = { .source = "daemon",
+                           .lock_wait_ms = VSM_LOCK_WAIT_MS,
+                           .global_while_mounted = TRUE };
   gboolean ok;
 
   if (j->restore)
