@@ -52,37 +52,74 @@ own_settings (void)
   return schema ? g_settings_new_full (schema, NULL, NULL) : NULL;
 }
 
-/* the policy in force for this drive (the daemon's Policy), each value's
- * origin; for the user who mounted it, their own settings not in force */
+/* one value of the policy in force for a drive (the daemon's Policy) */
+typedef struct
+{
+  char *key, *value, *origin;
+  char *own;                /* the caller's own setting of it, when not in force */
+  const char *not_in_force; /* why not */
+} PolicyRow;
+
 static void
-print_policy (VsmDbusDevice *d)
+policy_row_clear (PolicyRow *r)
+{
+  g_free (r->key);
+  g_free (r->value);
+  g_free (r->origin);
+  g_free (r->own);
+}
+
+/* each value with its origin; for the user who mounted the drive, their
+ * own settings not in force and why */
+static GArray *
+policy_rows (VsmDbusDevice *d)
 {
   GVariant *policy = vsm_dbus_device_get_policy (d);
   gboolean mine = vsm_dbus_device_get_mounted_by (d) == getuid () && getuid () != 0;
   g_autoptr (GSettings) own = mine ? own_settings () : NULL;
+  GArray *rows = g_array_new (FALSE, TRUE, sizeof (PolicyRow));
   GVariantIter iter;
   const char *key, *value, *origin;
-  gboolean first = TRUE;
 
+  g_array_set_clear_func (rows, (GDestroyNotify)policy_row_clear);
   if (policy == NULL)
-    return;
+    return rows;
   g_variant_iter_init (&iter, policy);
   while (g_variant_iter_next (&iter, "(&s&s&s)", &key, &value, &origin))
     {
       g_autoptr (GVariant) set = NULL;
-      g_autofree char *set_text = NULL;
+      PolicyRow r = { g_strdup (key), g_strdup (value), g_strdup (origin), NULL, NULL };
 
       if (!g_strv_contains (shown_keys, key))
-        continue;
-      cli_field (first ? _ ("  Policy") : "", "%-24s %s (%s)", key, value, origin);
-      first = FALSE;
+        {
+          policy_row_clear (&r);
+          continue;
+        }
       set = vsm_policy_is_user_key (key) ? own_setting (own, key) : NULL;
-      set_text = set ? g_variant_print (set, FALSE) : NULL;
-      if (set_text && !g_str_equal (origin, "user"))
-        cli_field ("", _ ("%-24s your %s is not in force (%s)"), "", set_text,
-                   g_str_equal (origin, "locked")
-                     ? _ ("locked by the administrator")
-                     : _ ("user tuning is off, or `vfat-smart agent` does not run"));
+      if (set && !g_str_equal (origin, "user"))
+        {
+          r.own = g_variant_print (set, FALSE);
+          r.not_in_force = g_str_equal (origin, "locked")
+                             ? N_ ("locked by the administrator")
+                             : N_ ("user tuning is off, or `vfat-smart agent` does not run");
+        }
+      g_array_append_val (rows, r);
+    }
+  return rows;
+}
+
+static void
+print_policy (VsmDbusDevice *d)
+{
+  g_autoptr (GArray) rows = policy_rows (d);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const PolicyRow *r = &g_array_index (rows, PolicyRow, i);
+
+      cli_field (i == 0 ? _ ("  Policy") : "", "%-24s %s (%s)", r->key, r->value, r->origin);
+      if (r->own)
+        cli_field ("", _ ("%-24s your %s is not in force (%s)"), "", r->own, _ (r->not_in_force));
     }
 }
 
@@ -112,6 +149,89 @@ print_daemon (const VsmStatusEntry *e, VsmDbusManager *daemon)
   /* newer than the file when the daemon just recorded a mount */
   if (e->history == NULL && history && *history)
     cli_field (_ ("  History"), "%s", history);
+}
+
+static void
+json_member_int (JsonBuilder *b, const char *name, gint64 value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, value);
+}
+
+static void
+json_member_string (JsonBuilder *b, const char *name, const char *value)
+{
+  json_builder_set_member_name (b, name);
+  if (value)
+    json_builder_add_string_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
+/* --json: the policy in force, as print_policy shows it */
+static void
+add_policy_json (JsonBuilder *b, VsmDbusDevice *d)
+{
+  g_autoptr (GArray) rows = policy_rows (d);
+
+  json_builder_set_member_name (b, "policy");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const PolicyRow *r = &g_array_index (rows, PolicyRow, i);
+
+      json_builder_begin_object (b);
+      json_member_string (b, "key", r->key);
+      json_member_string (b, "value", r->value);
+      json_member_string (b, "origin", r->origin);
+      json_member_string (b, "your_value", r->own);
+      json_member_string (b, "not_in_force", r->not_in_force);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+/* --json: what print_daemon shows; null when vfat-smartd does not run or
+ * does not know the drive */
+static JsonNode *
+daemon_json (const VsmStatusEntry *e, VsmDbusManager *daemon)
+{
+  g_autofree char *path = NULL;
+  g_autoptr (VsmDbusDevice) d = NULL;
+  g_autoptr (JsonBuilder) b = NULL;
+
+  if (daemon == NULL)
+    return json_node_new (JSON_NODE_NULL);
+  path = cli_daemon_device_path (e->state->bdi);
+  d = cli_daemon_device (path, NULL);
+  if (d == NULL || vsm_dbus_device_get_bdi (d) == NULL)
+    return json_node_new (JSON_NODE_NULL);
+  b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_member_int (b, "cap_bytes", (gint64)vsm_dbus_device_get_cap_bytes (d));
+  json_member_int (b, "at_risk_bytes", (gint64)vsm_dbus_device_get_at_risk_bytes (d));
+  json_builder_set_member_name (b, "seconds_to_safe");
+  json_builder_add_double_value (b, vsm_dbus_device_get_seconds_to_safe (d));
+  json_member_int (b, "write_bandwidth_bytes_s", (gint64)vsm_dbus_device_get_write_bandwidth (d));
+  json_member_string (b, "bandwidth_source", vsm_dbus_device_get_bandwidth_source (d));
+  json_builder_set_member_name (b, "pacing");
+  json_builder_add_boolean_value (b, vsm_dbus_device_get_pacing (d));
+  json_member_int (b, "mounted_by", vsm_dbus_device_get_mounted_by (d));
+  json_member_string (b, "history", vsm_dbus_device_get_history (d));
+  add_policy_json (b, d);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+/* every entry of vsm_json_status's "devices" gets its "daemon" member */
+static void
+add_daemon_json (JsonNode *root, const VsmStatus *status, VsmDbusManager *daemon)
+{
+  JsonArray *devices = json_object_get_array_member (json_node_get_object (root), "devices");
+
+  for (guint i = 0; i < status->entries->len && i < json_array_get_length (devices); i++)
+    json_object_set_member (json_array_get_object_element (devices, i), "daemon",
+                            daemon_json (g_ptr_array_index (status->entries, i), daemon));
 }
 
 static void
@@ -270,13 +390,16 @@ cli_status (int argc, char **argv)
   kernel = vsm_kernel_probe (NULL, policy->kernel_flush_fix);
   rc = bdi && status->entries->len == 0 ? 8 : status->corrupt->len > 0 ? 7 : 0;
 
+  daemon = cli_daemon_manager (FALSE, NULL);
   if (json)
     {
-      cli_print_json (vsm_json_status (status, kernel));
+      JsonNode *root = vsm_json_status (status, kernel);
+
+      add_daemon_json (root, status, daemon);
+      cli_print_json (root);
       return rc;
     }
 
-  daemon = cli_daemon_manager (FALSE, NULL);
   cli_field (_ ("Kernel"), _ ("%s; per-device cap %s; FAT flush fix %s"),
              kernel->release ? kernel->release : "?",
              kernel->has_strict_limit ? _ ("available") : _ ("unavailable (needs 6.2)"),

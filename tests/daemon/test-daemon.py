@@ -467,6 +467,7 @@ class TestDaemon(unittest.TestCase):
         r = self.cli("status", "--json")
         entry = json.loads(r.stdout)["devices"][0]
         self.assertEqual(entry["history"]["identity"], "usb:46f4:0001:STICKSS1")
+        self.assertIsNone(entry["daemon"])
         self.assertEqual(len(entry["history"]["mounts"]), 1)
         # the next plan of this drive starts from it
         r = self.cli("plan", node)
@@ -552,6 +553,21 @@ class TestDaemon(unittest.TestCase):
         self.assertRegex(r.stdout, r"\n +max-dirty-seconds +3\.0 \(user\)\n")
         self.assertRegex(r.stdout, r"\n +user-max-dirty-seconds +3\.0 \(admin\)\n")
         self.assertRegex(r.stdout, r"\n +dirty-cap-max-bytes +268435456 \(built-in\)\n")
+        # the same in --json, with what the daemon measured
+        r = subprocess.run(self.as_caller([CLI, "status", "--json"]), env=self.user_env(),
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        daemon = json.loads(r.stdout)["devices"][0]["daemon"]
+        self.assertEqual(daemon["cap_bytes"], 57 * 1024 * 1024)
+        self.assertEqual(daemon["mounted_by"], self.caller_uid())
+        rows = {p["key"]: p for p in daemon["policy"]}
+        self.assertEqual((rows["max-dirty-seconds"]["value"], rows["max-dirty-seconds"]["origin"]),
+                         ("3.0", "user"))
+        self.assertEqual(rows["flush-mode"]["origin"], "locked")
+        self.assertEqual(rows["flush-mode"]["your_value"], "'off'")
+        self.assertEqual(rows["flush-mode"]["not_in_force"], "locked by the administrator")
+        self.assertIsNone(rows["max-dirty-seconds"]["your_value"])
+        self.assertEqual(rows["user-max-dirty-seconds"]["origin"], "admin")
         # reset: back to the admin's policy
         ok, err = self.call_unprivileged(path, "SetOptions", "{'reset': <true>}")
         self.assertTrue(ok, err)

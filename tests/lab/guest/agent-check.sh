@@ -10,26 +10,12 @@
 set -u
 . "${LAB_SCRIPT_DIR:?the driver sets LAB_SCRIPT_DIR}/check-lib.sh"
 
-D=org.vfatsmart.VfatSmart1
 W=$(mktemp -d)
 chmod 755 "$W"
-val() {
-  gdbus call --system -d $D -o "$1" -m org.freedesktop.DBus.Properties.Get "$D.Device" "$2" 2> /dev/null |
-    sed -E "s/^\(<//; s/>,\)$//; s/^(uint64|uint32|double|objectpath) //; s/^'(.*)'$/\1/"
-}
-list() { gdbus call --system -d $D -o /org/vfatsmart/VfatSmart1 -m "$D.Manager.ListDevices" 2> /dev/null; }
-wait_until() {   # SECONDS CMD...: true once CMD is
-  local n=$(($1 * 5)); shift
-  for ((i = 0; i < n; i++)); do "$@" && return 0; sleep 0.2; done
-  return 1
-}
-export -f val list
-export D
-in_list() { list | grep -q "$1"; }
-between() { [ "${1:-0}" -ge "$2" ] && [ "${1:-0}" -le "$3" ]; }
 vm() { cat /proc/sys/vm/dirty_bytes; }
 
 lab_polkit_allow_user
+daemon_log_to_lab_out
 # the guest has no logind: labuser's active-session grant of tune-own-device is given
 # by a rule, as for udisks
 cat > /etc/polkit-1/rules.d/11-vsm-lab-tune-own.rules << 'RULE'
@@ -73,6 +59,8 @@ lab_as_user udisksctl mount -b "$part" > /dev/null
 mnt=$(findmnt -n -o TARGET --source "$part" | head -n 1)
 label=$(basename "$mnt")
 check "MountedBy is labuser" wait_until 20 bash -c "[ \"\$(val $path MountedBy)\" = 1000 ]"
+check "MountPoints follows udisks ($mnt)" wait_until 20 bash -c "[[ \"\$(val $path MountPoints)\" == *'$mnt'* ]]"
+echo "   udisks: $(udisksctl info -b "$part" | grep -m1 MountPoints | tr -s ' '); daemon: $(val "$path" MountPoints)"
 if [[ $has_cap == *true* ]]; then
   half=$((system_cap / 2))
   check "the cap is half the system default's ($((half / 1048576)) MiB)" \
@@ -87,20 +75,27 @@ sed 's/^/   agent | /' "$W/agent.log"
 head -c 64M /dev/urandom > "$W/data"
 lab_as_user cp "$W/data" "$mnt/copy" &
 cpid=$!
-drained=""; seen=0
-for t in $(seq 300); do
+drained=""; seen=0 t0=$(date +%s) next=0
+# at most 180 s; every 15 s a line of what the daemon and the kernel say
+while [ $(($(date +%s) - t0)) -lt 180 ]; do
   r=$(val "$path" AtRiskBytes)
   [ "${r:-0}" -gt 0 ] && seen=1
   if [ $seen = 1 ] && [ "${r:-0}" = 0 ] && ! kill -0 $cpid 2> /dev/null; then drained=$(date +%s.%N); break; fi
+  if [ $(($(date +%s) - t0)) -ge $next ]; then
+    next=$((next + 15))
+    echo "   +$(($(date +%s) - t0)) s: AtRiskBytes ${r:-?}, cp $(kill -0 $cpid 2> /dev/null && echo running || echo done), $(grep -E '^Bdi(Dirty|Writeback):' /sys/kernel/debug/bdi/$bdi/stats 2> /dev/null | tr -s ' ' | tr '\n' ' ')MountPoints $(val "$path" MountPoints)"
+  fi
   sleep 0.5
 done
+kill -0 $cpid 2> /dev/null && echo "   the copy still runs after 180 s"
 wait $cpid
 echo "   data was at risk: $seen; drained at ${drained:-never}"
 check "the copy put data at risk, then drained" [ -n "$drained" ]
-check "a notification came" wait_until 20 grep -q "safe to unplug" "$W/notify.log"
-sed 's/^/   notify | /' "$W/notify.log"
-nt=$(grep -m1 "safe to unplug" "$W/notify.log" | cut -d' ' -f1)
-check "it says \"$label is safe to unplug\"" grep -q "\"$label is safe to unplug\"" "$W/notify.log"
+check "a notification came" wait_until 20 grep -qs "safe to unplug" "$W/notify.log"
+[ -e "$W/notify.log" ] || sed 's/^/   dbusmock | /' "$W/dbusmock.log"
+sed 's/^/   notify | /' "$W/notify.log" 2> /dev/null
+nt=$(grep -s -m1 "safe to unplug" "$W/notify.log" | cut -d' ' -f1)
+check "it says \"$label is safe to unplug\"" grep -qs "\"$label is safe to unplug\"" "$W/notify.log"
 # the daemon's feed is sampled once a second: the call may precede our sample by that
 check "it came after the copy drained (notify $nt, drained $drained)" awk -v n="${nt:-0}" -v d="${drained:-9e9}" 'BEGIN { exit !(n >= d - 1.5) }'
 check "the copy reads back" cmp -s "$W/data" "$mnt/copy"
@@ -152,5 +147,6 @@ if [[ $has_cap != *true* ]]; then
 fi
 
 touch "$W/stop"
+wait_until 15 bash -c "! kill -0 $spid 2> /dev/null" || { echo "   labuser's session did not end: killed"; kill $spid; }
 wait $spid
 finish

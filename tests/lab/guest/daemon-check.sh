@@ -7,24 +7,8 @@
 set -u
 . "${LAB_SCRIPT_DIR:?the driver sets LAB_SCRIPT_DIR}/check-lib.sh"
 
-D=org.vfatsmart.VfatSmart1
 W=$(mktemp -d)
 chmod 755 "$W"
-# a property's value: gdbus prints (<uint64 123>,) or (<'text'>,)
-val() {
-  gdbus call --system -d $D -o "$1" -m org.freedesktop.DBus.Properties.Get "$D.Device" "$2" 2> /dev/null |
-    sed -E "s/^\(<//; s/>,\)$//; s/^(uint64|uint32|double|objectpath) //; s/^'(.*)'$/\1/"
-}
-list() { gdbus call --system -d $D -o /org/vfatsmart/VfatSmart1 -m "$D.Manager.ListDevices" 2> /dev/null; }
-wait_until() {   # SECONDS CMD...: true once CMD is
-  local n=$(($1 * 5)); shift
-  for ((i = 0; i < n; i++)); do "$@" && return 0; sleep 0.2; done
-  return 1
-}
-# the checks below run some conditions in bash -c
-export -f val list
-export D
-in_list() { list | grep -q "$1"; }
 # samples AtRiskBytes, CapBytes, SecondsToSafe once a second while PID runs, then until
 # less than 1 MiB is at risk (at most 90 s); lines "t at_risk cap seconds pacing"
 sample() {
@@ -51,13 +35,7 @@ sample() {
 
 lab_polkit_allow_user
 vmb0=$(cat /proc/sys/vm/dirty_bytes) vmr0=$(cat /proc/sys/vm/dirty_ratio)
-# the activated daemon's messages to $LAB_OUT (dbus-daemon gives it no stderr): the
-# service's Exec= through a wrapper that only redirects, then dbus-daemon reloads
-svc=/usr/share/dbus-1/system-services/org.vfatsmart.VfatSmart1.service
-printf '#!/bin/sh\nexec /usr/libexec/vfat-smartd "$@" 2>> %s/vfat-smartd.log\n' "$LAB_OUT" > /usr/local/sbin/vfat-smartd-logged
-chmod 755 /usr/local/sbin/vfat-smartd-logged
-sed -i 's|^Exec=.*|Exec=/usr/local/sbin/vfat-smartd-logged|' "$svc"
-dbus-send --system --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ReloadConfig > /dev/null
+daemon_log_to_lab_out
 # nothing starts it: the first call activates it (dbus-daemon runs the service
 # file's Exec= where there is no systemd, as here)
 check "D-Bus activation starts the daemon" wait_until 30 in_list ""
@@ -116,7 +94,6 @@ fi
 check "pacing stopped once the copy was done" bash -c "[ \"\$(val $path Pacing)\" = false ]"
 bw=$(val "$path" WriteBandwidth)
 echo "   WriteBandwidth $bw B/s ($(val "$path" BandwidthSource)); CapBytes $(val "$path" CapBytes)"
-between() { [ "${1:-0}" -ge "$2" ] && [ "${1:-0}" -le "$3" ]; }
 echo "   the stick delivered $delivered B/s for this copy (its profile: 20000000 B/s between jumps)"
 check "WriteBandwidth is what the stick delivered within 25 %" between "$bw" $((delivered * 3 / 4)) $((delivered * 5 / 4))
 

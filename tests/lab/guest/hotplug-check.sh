@@ -49,18 +49,7 @@ echo "   vfat-smart-udev: $(( (t1 - t0) / 20000 )) us per run (20 runs, partitio
   tee "$LAB_OUT/udev-helper-timing.txt"
 
 # udisks mounts as the desktop would, as an ordinary user
-out=$(lab_as_user udisksctl mount -b "$part" 2>&1); rc=$?
-echo "   $out"
-check "udisksctl mount as labuser" [ $rc = 0 ]
-mnt=$(findmnt -n -o TARGET --source "$part" | head -n 1)
-opts=$(findmnt -n -o OPTIONS --source "$part" | head -n 1)
-echo "   mounted at $mnt: $opts"
-check "mounted with uid=1000 from \$UID" grep -q 'uid=1000' <<< "$opts"
-if [ "$mode" = dirty-cap ]; then
-  check "udisks mounted without flush" bash -c "! grep -qw flush <<< '$opts'"
-else
-  check "udisks mounted with flush" grep -qw flush <<< "$opts"
-fi
+check_user_mount "$part" "$mode"
 head -c 16M /dev/urandom > "$W/data"
 check "a copy as labuser works" lab_as_user cp "$W/data" "$mnt/copy"
 sync; echo 3 > /proc/sys/vm/drop_caches

@@ -9,7 +9,6 @@
 set -u
 . "${LAB_SCRIPT_DIR:?the driver sets LAB_SCRIPT_DIR}/check-lib.sh"
 prop() { udevadm info -q property "$1" | sed -n "s/^$2=//p"; }
-D=org.vfatsmart.VfatSmart1
 W=$(mktemp -d)
 
 # --- installed -------------------------------------------------------------------------
@@ -53,18 +52,7 @@ else
 fi
 check "state recorded by udev" grep -q '^source=udev' "/run/vfat-smart/${bdi_id/:/-}.state"
 
-out=$(lab_as_user udisksctl mount -b "$part" 2>&1); rc=$?
-echo "   $out"
-check "udisksctl mount as labuser" [ $rc = 0 ]
-mnt=$(findmnt -n -o TARGET --source "$part" | head -n 1)
-opts=$(findmnt -n -o OPTIONS --source "$part" | head -n 1)
-echo "   mounted at $mnt: $opts"
-check "mounted with uid=1000 from \$UID" grep -q 'uid=1000' <<< "$opts"
-if [ "$mode" = dirty-cap ]; then
-  check "udisks mounted with vfat-smart's options (no flush)" bash -c "! grep -qw flush <<< '$opts'"
-else
-  check "udisks mounted with vfat-smart's options (flush kept on $LAB_KERNEL)" grep -qw flush <<< "$opts"
-fi
+check_user_mount "$part" "$mode"
 check "a copy as labuser works" lab_as_user dd if=/dev/zero of="$mnt/copy" bs=1M count=8 status=none
 
 # udisks and the type by name (README: /etc/filesystems): refused while no list names it,
