@@ -722,6 +722,11 @@ def status(results_dir, cells, sources):
     missing = missing_runs(results_dir, cells, sources)
     p("- Not measured yet: %s." % ("; ".join("`kernel/make-results --only %s`" % m for m in missing)
                                   if missing else "no scenario of `make-results` is missing"))
+    failed = sorted(glob.glob(os.path.join(results_dir, "*panic*.txt")) +
+                    glob.glob(os.path.join(results_dir, "probe", "*stall*.txt")))
+    if failed:
+        p("- Guest runs that ended without a result (kept for the record): " + ", ".join(
+            "`%s`" % os.path.relpath(f, os.path.dirname(results_dir)) for f in failed) + ".")
     p("- Not run on purpose: `kernel-clean-6.12` (superseded by `kernel/person-run --mode clean`, "
       "below, with the distribution's default sysctls).\n")
     return "\n".join(out)
