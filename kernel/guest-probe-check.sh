@@ -25,6 +25,35 @@ echo "   kernel $KVER, modules from $MODS, probe $PROBE"
 mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null
 modprobe loop 2> /dev/null
 
+# A TCG workaround, not part of the probe: each probe enables two writeback tracepoints
+# and, through set_event_pid, the sched_switch/wakeup/wakeup_new/waking ones, and removes
+# them again. A tracepoint's first two users switch its static key and static call, which
+# patches live kernel text on every CPU (text_poke_bp), and under QEMU's TCG that has hung
+# 6.1 guests (one vCPU spinning on a lock for minutes, probe-check-6.1-console.txt and the
+# 15:13 run of 2026-12-01) and panicked others (int3 in ttwu_do_activate, at
+# trace_sched_wakeup). Two instances of the check's own hold those tracepoints for the whole
+# check, with tracing off, so the probe only adds and removes further users
+# (kernel/tracepoint.c: the N->N+1 and N->N-1 cases for N >= 2 patch nothing).
+HOLD=()
+for i in 1 2; do
+  h=/sys/kernel/tracing/instances/lab-tracepoint-hold-$i
+  if mkdir "$h" 2> /dev/null && echo 0 > "$h/tracing_on" && echo $$ > "$h/set_event_pid" &&
+    echo 1 > "$h/events/writeback/writeback_single_inode_start/enable" &&
+    echo 1 > "$h/events/writeback/writeback_write_inode_start/enable"; then
+    HOLD+=("$h")
+  else
+    echo "   could not hold the tracepoints in $h (the probes then patch kernel text)"
+  fi
+done
+echo "   tracepoints held by ${#HOLD[@]} instances of this check (TCG workaround)"
+release_hold() {
+  for h in "${HOLD[@]}"; do
+    echo 0 > "$h/events/enable"
+    echo > "$h/set_event_pid"
+    rmdir "$h"
+  done
+}
+
 unload_fat() {
   for m in vfat msdos fat; do
     if grep -q "^$m " /proc/modules; then rmmod $m || return 1; fi
@@ -75,5 +104,6 @@ left=$(ls /run/vfat-smart 2> /dev/null | grep -c '^probe-' || true)
 [ "$left" = 0 ] && pass "no probe directories left in /run/vfat-smart" || fail "$left probe directories left"
 grep -q ' /run/vfat-smart/probe-' /proc/mounts && fail "a probe mount is left" || pass "no probe mount left"
 ls /sys/kernel/tracing/instances | grep -q vfat-smart-probe && fail "a tracefs instance is left" || pass "no tracefs instance left"
+release_hold
 echo "PROBE: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -50,11 +50,18 @@ typedef struct
   guint64 peak;     /* the most at risk during this copy */
   gboolean ours;    /* mounted by this user, last we saw */
   char *label;      /* the drive's name for the user */
+  guint settle_id;  /* at risk 0 since: notify when it stays so */
 } Drive;
+
+/* "safe" only once nothing was at risk for this long: with flush (Linux <
+ * 6.2) the figure touches 0 while close() still waits, then the directory
+ * entry and FAT follow (seen in the lab on 6.1: 128 KiB, 5 s after a 0) */
+#define SAFE_SETTLE_MS 3000
 
 static void
 drive_free (Drive *d)
 {
+  g_clear_handle_id (&d->settle_id, g_source_remove);
   if (d->proxy)
     g_signal_handlers_disconnect_by_data (d->proxy, d);
   g_clear_object (&d->proxy);
@@ -171,6 +178,18 @@ drive_label (VsmDbusDevice *p)
   return g_strdup (node && *node ? node : "?");
 }
 
+static gboolean
+on_settled (gpointer data)
+{
+  Drive *d = data;
+
+  d->settle_id = 0;
+  notify_safe (d);
+  d->writing = FALSE;
+  d->peak = 0;
+  return G_SOURCE_REMOVE;
+}
+
 static void
 drive_update (Drive *d)
 {
@@ -185,6 +204,7 @@ drive_update (Drive *d)
   if (!d->ours)
     {
       g_clear_pointer (&d->sent_for, g_free);
+      g_clear_handle_id (&d->settle_id, g_source_remove);
       d->writing = FALSE;
       return;
     }
@@ -201,15 +221,12 @@ drive_update (Drive *d)
     g_debug ("%s: %" G_GUINT64_FORMAT " bytes at risk: writing", d->label, at_risk);
   if (at_risk > 0)
     {
+      g_clear_handle_id (&d->settle_id, g_source_remove);
       d->writing = TRUE;
       d->peak = MAX (d->peak, at_risk);
     }
-  else if (d->writing)
-    {
-      notify_safe (d);
-      d->writing = FALSE;
-      d->peak = 0;
-    }
+  else if (d->writing && d->settle_id == 0)
+    d->settle_id = g_timeout_add (SAFE_SETTLE_MS, on_settled, d);
 }
 
 static void

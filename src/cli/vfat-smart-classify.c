@@ -9,7 +9,7 @@
 static void
 print_device (const VsmDevice *d)
 {
-  g_autofree char *size = g_format_size_full (d->size_bytes, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *size = vsm_format_size (d->size_bytes, G_FORMAT_SIZE_IEC_UNITS);
   g_autofree char *lun =
     d->lun >= 0 ? g_strdup_printf (" (LUN %d of %u)", d->lun, d->n_luns) : g_strdup ("");
   g_autofree char *uuid = d->fs_uuid ? g_strdup_printf (" UUID=%s", d->fs_uuid) : g_strdup ("");

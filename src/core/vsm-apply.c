@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vsm-apply.h"
+#include "vsm-mount.h"
 #include "vsm-plan.h"
 #include "vsm-knobs.h"
 #include "vsm-paths.h"
@@ -38,6 +39,7 @@ struct _VsmApply
   gboolean was_global_owner;
   gboolean plan_uses_global;
   gboolean global_saved; /* this transaction wrote global.state */
+  gboolean defer_global; /* the plan's vm.* knobs wait for a mount */
   GPtrArray *undo;       /* Undo*, in the order written */
   GPtrArray *unset;      /* char*: knobs of previous this plan drops */
 };
@@ -328,6 +330,11 @@ plan_records (VsmApply *txn, const VsmDevice *d, const VsmPlan *plan, GError **e
         return FALSE;
       g_clear_pointer (&r->applied, g_free);
       g_clear_pointer (&r->readback, g_free);
+      if (vsm_knob_is_global (k->name) && txn->defer_global)
+        {
+          vsm_knob_record_free (r);
+          continue;
+        }
       if (vsm_knob_is_global (k->name))
         {
           uses_global = TRUE;
@@ -430,6 +437,8 @@ write_knobs (VsmApply *txn, const VsmPlan *plan, GError **error)
       VsmKnobRecord *r = find_record (global ? txn->global->knobs : txn->next->knobs, k->name);
       g_autofree char *value = NULL;
 
+      if (global && txn->defer_global)
+        continue;
       g_assert (r != NULL);
       if (global && global_changed_by_other (r))
         continue; /* theirs; status shows it as changed */
@@ -478,6 +487,16 @@ load_previous (VsmApply *txn, const VsmDevice *d, GError **error)
   return TRUE;
 }
 
+/* a filesystem of the disk is mounted (libmount) */
+static gboolean
+disk_is_mounted (const VsmDevice *d)
+{
+  g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
+  g_autoptr (GPtrArray) mounts = vsm_mounts_for_disk (client, d->disk_syspath);
+
+  return mounts->len > 0;
+}
+
 VsmApply *
 vsm_apply_begin (const VsmDevice *d, const VsmPlan *plan, const VsmApplyOptions *options,
                  GError **error)
@@ -501,6 +520,7 @@ vsm_apply_begin (const VsmDevice *d, const VsmPlan *plan, const VsmApplyOptions 
       return NULL;
     }
   txn->was_global_owner = vsm_global_state_has_owner (txn->global, d->bdi);
+  txn->defer_global = options && options->global_while_mounted && !disk_is_mounted (d);
   txn->next = state_from_plan (d, plan, txn->previous, options ? options->source : "cli");
 
   if (!plan_records (txn, d, plan, &local) || !write_ahead (txn, &local) ||

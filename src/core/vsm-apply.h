@@ -25,6 +25,10 @@ typedef struct
 {
   const char *source; /* "cli", "udev", "mount", "daemon": recorded */
   guint lock_wait_ms; /* 0: VSM_LOCK_WAIT_MS */
+  /* the vm.* knobs of a plan only while a filesystem of the disk is mounted
+   * (udev at the plug, the daemon at every mount and unmount); otherwise
+   * this disk holds none of them (and lets go of them if it did) */
+  gboolean global_while_mounted;
 } VsmApplyOptions;
 
 typedef struct _VsmApply VsmApply;

@@ -198,7 +198,7 @@ classify_uas (const VsmDevice *d, VsmClassification *c)
 static void
 classify_bot (const VsmDevice *d, const VendorHint *hint, VsmClassification *c)
 {
-  g_autofree char *size = g_format_size (d->size_bytes);
+  g_autofree char *size = vsm_format_size (d->size_bytes, G_FORMAT_SIZE_DEFAULT);
   gboolean stick_vendor = hint && hint->hint == VSM_CLASS_USB_STICK;
 
   reason (c, _ ("usb-storage reports rotational=%d for flash too; not used on its own"),

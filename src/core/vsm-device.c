@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vsm-device.h"
+#include "vsm-mount.h"
 #include "vsm-paths.h"
 #include "vsm-util.h"
 
@@ -67,6 +68,7 @@ vsm_device_free (VsmDevice *d)
   g_free (d->fs_label);
   g_free (d->fs_uuid);
   g_free (d->fs_version);
+  g_free (d->disk_fs_uuid);
   g_free (d);
 }
 
@@ -344,12 +346,21 @@ read_scsi_facts (VsmDevice *d, GUdevClient *client, GUdevDevice *disk)
     }
 }
 
-static guint
-count_partitions (GUdevClient *client, GUdevDevice *disk)
+/* the disk's partitions, in the order of their numbers */
+static gint
+by_partition_number (gconstpointer a, gconstpointer b)
+{
+  guint64 x = g_udev_device_get_sysfs_attr_as_uint64 ((GUdevDevice *)a, "partition");
+  guint64 y = g_udev_device_get_sysfs_attr_as_uint64 ((GUdevDevice *)b, "partition");
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static GList *
+list_partitions (GUdevClient *client, GUdevDevice *disk)
 {
   GList *all = g_udev_client_query_by_subsystem (client, "block");
   const char *disk_path = g_udev_device_get_sysfs_path (disk);
-  guint n = 0;
+  GList *out = NULL;
 
   for (GList *l = all; l != NULL; l = l->next)
     {
@@ -360,10 +371,47 @@ count_partitions (GUdevClient *client, GUdevDevice *disk)
         continue;
       parent = g_udev_device_get_parent (other);
       if (parent != NULL && g_strcmp0 (g_udev_device_get_sysfs_path (parent), disk_path) == 0)
-        n++;
+        out = g_list_prepend (out, g_object_ref (other));
     }
   g_list_free_full (all, g_object_unref);
-  return n;
+  return g_list_sort (out, by_partition_number);
+}
+
+static gboolean
+is_mounted (GPtrArray *mounts, GUdevDevice *partition)
+{
+  const char *node = g_udev_device_get_device_file (partition);
+
+  for (guint i = 0; node && i < mounts->len; i++)
+    if (g_strcmp0 (((VsmMountInfo *)g_ptr_array_index (mounts, i))->source, node) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The FAT filesystem that names a partitioned disk (the udev helper and a
+ * front end given the partition name the drive by it): the mounted one,
+ * else the first (from udev's database: no I/O on the drive). */
+static char *
+disk_fs_uuid (GUdevClient *client, GUdevDevice *disk, GList *partitions)
+{
+  g_autoptr (GPtrArray) mounts = NULL;
+  const char *first = NULL;
+
+  for (GList *l = partitions; l != NULL; l = l->next)
+    {
+      const char *uuid = g_udev_device_get_property (l->data, "ID_FS_UUID");
+
+      if (uuid == NULL || *uuid == '\0' ||
+          !vsm_fs_type_is_fat (g_udev_device_get_property (l->data, "ID_FS_TYPE")))
+        continue;
+      if (mounts == NULL)
+        mounts = vsm_mounts_for_disk (client, g_udev_device_get_sysfs_path (disk));
+      if (is_mounted (mounts, l->data))
+        return g_strdup (uuid);
+      if (first == NULL)
+        first = uuid;
+    }
+  return g_strdup (first);
 }
 
 static gboolean probing_disabled;
@@ -440,7 +488,7 @@ vsm_probe_fs_type (const char *devnode, GError **error)
 /* Under udev the ID_FS_* properties are there (and replay under umockdev);
  * otherwise probe the superblock when we may read the node. */
 static void
-read_filesystem (VsmDevice *d, GUdevDevice *dev)
+read_filesystem (VsmDevice *d, GUdevDevice *dev, gboolean no_io)
 {
   FsProbe p;
 
@@ -452,7 +500,7 @@ read_filesystem (VsmDevice *d, GUdevDevice *dev)
       d->fs_version = prop_string (dev, "ID_FS_VERSION");
       return;
     }
-  if (d->devnode == NULL || probing_disabled || g_getenv ("UMOCKDEV_DIR") != NULL ||
+  if (d->devnode == NULL || no_io || probing_disabled || g_getenv ("UMOCKDEV_DIR") != NULL ||
       !probe_superblock (d->devnode, &p, NULL))
     return;
   d->fs_type = p.type;
@@ -506,12 +554,14 @@ read_queue_facts (VsmDevice *d, GUdevDevice *disk)
   d->write_cache = attr_string (disk, "queue/write_cache");
 }
 
-VsmDevice *
-vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *spec, GError **error)
+static VsmDevice *
+device_new (GUdevClient *client, GUdevDevice *udev, const char *spec, gboolean no_io,
+            GError **error)
 {
   g_autoptr (VsmDevice) d = g_new0 (VsmDevice, 1);
   g_autoptr (GUdevDevice) disk = NULL;
   const char *devtype = g_udev_device_get_devtype (udev);
+  GList *partitions;
 
   if (g_strcmp0 (g_udev_device_get_subsystem (udev), "block") != 0)
     {
@@ -543,12 +593,22 @@ vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *sp
   read_scsi_facts (d, client, disk);
 
   read_queue_facts (d, disk);
-  d->n_partitions = count_partitions (client, disk);
-  read_filesystem (d, udev);
+  partitions = list_partitions (client, disk);
+  d->n_partitions = g_list_length (partitions);
+  read_filesystem (d, udev, no_io);
+  if (!d->is_partition && d->fs_uuid == NULL)
+    d->disk_fs_uuid = disk_fs_uuid (client, disk, partitions);
+  g_list_free_full (partitions, g_object_unref);
   d->superfloppy =
     vsm_device_is_superfloppy (d, g_udev_device_get_property (disk, "ID_PART_TABLE_TYPE"));
 
   return g_steal_pointer (&d);
+}
+
+VsmDevice *
+vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *spec, GError **error)
+{
+  return device_new (client, udev, spec, FALSE, error);
 }
 
 VsmDevice *
@@ -558,5 +618,17 @@ vsm_device_new_from_spec (GUdevClient *client, const char *spec, GError **error)
 
   if (dev == NULL)
     return NULL;
-  return vsm_device_new_from_udev (client, dev, spec, error);
+  return device_new (client, dev, spec, FALSE, error);
+}
+
+VsmDevice *
+vsm_device_new_from_syspath_no_io (GUdevClient *client, const char *syspath, GError **error)
+{
+  g_autoptr (GUdevDevice) dev = NULL;
+
+  g_return_val_if_fail (syspath != NULL && g_str_has_prefix (syspath, "/sys/"), NULL);
+  dev = resolve_spec (client, syspath, error);
+  if (dev == NULL)
+    return NULL;
+  return device_new (client, dev, syspath, TRUE, error);
 }

@@ -76,6 +76,10 @@ typedef struct
   char *fs_label;
   char *fs_uuid;
   char *fs_version;
+  /* a whole disk with partitions: the UUID of the FAT filesystem that names
+   * the drive (vsm_drive_identity): its mounted FAT partition's, else its
+   * first FAT partition's; NULL for a partition or a superfloppy */
+  char *disk_fs_uuid;
 } VsmDevice;
 
 void vsm_device_free (VsmDevice *device);
@@ -86,6 +90,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmDevice, vsm_device_free)
 VsmDevice *vsm_device_new_from_spec (GUdevClient *client, const char *spec, GError **error);
 VsmDevice *vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *spec,
                                      GError **error);
+/* From a /sys path, with sysfs and udev's database only: the device node
+ * is never opened (no superblock probe), so a dying drive cannot stall the
+ * caller's main loop; the filesystem facts are udev's (none without it). */
+VsmDevice *vsm_device_new_from_syspath_no_io (GUdevClient *client, const char *syspath,
+                                              GError **error);
 
 /* A filesystem on the whole disk, no partition table (part_table_type:
  * udev's ID_PART_TABLE_TYPE of the disk, NULL when none). */

@@ -12,6 +12,7 @@
 #include "vsm-util.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -22,6 +23,7 @@
 #define HISTORY_FILE "drives.history"
 #define GROUP_PREFIX "drive "
 #define IDENTITY_MAX 200
+#define MAX_PROBLEMS 10
 
 void
 vsm_drive_history_free (VsmDriveHistory *h)
@@ -68,10 +70,10 @@ vsm_drive_identity (const VsmDevice *d)
       g_string_append_c (out, ':');
       append_escaped (out, d->usb->serial);
     }
-  else if (d->fs_uuid && *d->fs_uuid)
+  else if ((d->fs_uuid && *d->fs_uuid) || (d->disk_fs_uuid && *d->disk_fs_uuid))
     {
       out = g_string_new ("uuid:");
-      append_escaped (out, d->fs_uuid);
+      append_escaped (out, d->fs_uuid && *d->fs_uuid ? d->fs_uuid : d->disk_fs_uuid);
     }
   else
     return NULL;
@@ -121,55 +123,165 @@ mount_format (const VsmDriveMount *m)
                           m->at_usec, m->bandwidth, m->cap_bytes, m->bytes_written, sts);
 }
 
-/* One group; NULL when anything in it is wrong. */
+static void problem (GPtrArray *problems, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+problem (GPtrArray *problems, const char *format, ...)
+{
+  va_list ap;
+
+  /* a binary file would give one per line: the first few tell enough */
+  if (problems == NULL || problems->len > MAX_PROBLEMS)
+    return;
+  if (problems->len == MAX_PROBLEMS)
+    {
+      g_ptr_array_add (problems, g_strdup ("more skipped, not listed"));
+      return;
+    }
+  va_start (ap, format);
+  g_ptr_array_add (problems, g_strdup_vprintf (format, ap));
+  va_end (ap);
+}
+
+/* the mounts that parse, newest VSM_DRIVE_HISTORY_MAX_MOUNTS */
+static void
+mounts_parse (VsmDriveHistory *h, char **mounts, GPtrArray *problems)
+{
+  for (char **t = mounts; t && *t; t++)
+    {
+      VsmDriveMount m = { 0 };
+
+      if (**t == '\0')
+        continue;
+      if (!mount_parse (*t, &m))
+        {
+          problem (problems, "%s: mount entry %u skipped", h->identity, (guint)(t - mounts));
+          continue;
+        }
+      g_array_append_val (h->mounts, m);
+      if (h->mounts->len > VSM_DRIVE_HISTORY_MAX_MOUNTS)
+        g_array_remove_index (h->mounts, 0);
+    }
+}
+
+/* One group: NULL only for an identity that is not one; a bad value or
+ * mount costs only itself */
 static VsmDriveHistory *
-group_parse (GKeyFile *kf, const char *group)
+group_parse (GKeyFile *kf, const char *group, GPtrArray *problems)
 {
   const char *identity = group + strlen (GROUP_PREFIX);
   g_autoptr (VsmDriveHistory) h = NULL;
   g_autofree char *bw = g_key_file_get_value (kf, group, "bandwidth", NULL);
   g_autofree char *updated = g_key_file_get_value (kf, group, "updated", NULL);
   g_auto (GStrv) mounts = g_key_file_get_string_list (kf, group, "mounts", NULL, NULL);
-  guint n, from;
 
   if (!vsm_drive_identity_is_valid (identity))
-    return NULL;
-  h = drive_history_new (identity);
-  if (bw == NULL || !vsm_parse_u64 (bw, &h->bandwidth) || h->bandwidth > VSM_POLICY_MAX_BANDWIDTH ||
-      updated == NULL || !vsm_parse_i64 (updated, &h->updated_usec))
-    return NULL;
-  n = mounts ? g_strv_length (mounts) : 0;
-  from = n > VSM_DRIVE_HISTORY_MAX_MOUNTS ? n - VSM_DRIVE_HISTORY_MAX_MOUNTS : 0;
-  for (guint i = from; i < n; i++)
     {
-      VsmDriveMount m = { 0 };
-      if (!mount_parse (mounts[i], &m))
-        return NULL;
-      g_array_append_val (h->mounts, m);
+      problem (problems, "group %.40s skipped: not a drive identity", group);
+      return NULL;
     }
+  h = drive_history_new (identity);
+  if (bw == NULL || !vsm_parse_u64 (bw, &h->bandwidth) || h->bandwidth > VSM_POLICY_MAX_BANDWIDTH)
+    {
+      problem (problems, "%s: bandwidth skipped", identity);
+      h->bandwidth = 0;
+    }
+  if (updated == NULL || !vsm_parse_i64 (updated, &h->updated_usec))
+    {
+      problem (problems, "%s: updated skipped", identity);
+      h->updated_usec = 0;
+    }
+  mounts_parse (h, mounts, problems);
+  /* the learned value lost: the newest mount that measured one */
+  for (guint i = h->mounts->len; h->bandwidth == 0 && i > 0; i--)
+    h->bandwidth = g_array_index (h->mounts, VsmDriveMount, i - 1).bandwidth;
   return g_steal_pointer (&h);
 }
 
+static gboolean
+is_group_line (const char *line, gsize len)
+{
+  while (len > 0 && g_ascii_isspace (line[len - 1]))
+    len--;
+  if (len < 2 || line[0] != '[' || line[len - 1] != ']')
+    return FALSE;
+  for (gsize i = 1; i < len - 1; i++)
+    if (line[i] == '[' || line[i] == ']' || g_ascii_iscntrl (line[i]))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+is_key_line (const char *line, gsize len)
+{
+  const char *eq = memchr (line, '=', len);
+
+  if (eq == NULL || eq == line)
+    return FALSE;
+  for (const char *c = line; c < eq; c++)
+    if (!g_ascii_isalnum (*c) && *c != '-' && *c != '_' && *c != ' ')
+      return FALSE;
+  for (const char *c = eq + 1; c < line + len; c++)
+    if (g_ascii_iscntrl (*c) && *c != '\t' && *c != '\r')
+      return FALSE;
+  return TRUE;
+}
+
+/* What GKeyFile may read of data: every line that is a key file's (valid
+ * UTF-8, no NUL, a group header, a comment, a key of a group whose header
+ * was sound); the rest is skipped, line by line. */
+static GString *
+sound_lines (const char *data, gsize len, GPtrArray *problems)
+{
+  GString *out = g_string_sized_new (len + 1);
+  gboolean in_group = FALSE;
+  guint n = 0;
+
+  for (const char *line = data, *end = data + len; line < end; n++)
+    {
+      const char *nl = memchr (line, '\n', end - line);
+      gsize l = (nl ? nl : end) - line;
+      gboolean sane = memchr (line, '\0', l) == NULL && g_utf8_validate (line, l, NULL);
+      gboolean blank = l == 0 || line[0] == '#' || strspn (line, " \t\r") == l;
+      gboolean group = sane && is_group_line (line, l);
+
+      if (group || (sane && blank) || (sane && in_group && is_key_line (line, l)))
+        {
+          g_string_append_len (out, line, l);
+          g_string_append_c (out, '\n');
+        }
+      else
+        problem (problems, "line %u skipped: not a key file's", n + 1);
+      if (group || (!sane && line[0] == '['))
+        in_group = group;
+      line += l + 1;
+    }
+  return out;
+}
+
 GPtrArray *
-vsm_drive_history_parse (const char *data, gsize len, GError **error)
+vsm_drive_history_parse (const char *data, gsize len, GPtrArray *problems, GError **error)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_auto (GStrv) groups = NULL;
+  g_autoptr (GString) text = NULL;
   GPtrArray *out;
 
   if (len > VSM_DRIVE_HISTORY_MAX_BYTES)
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("drive history larger than %u bytes"),
-                   VSM_DRIVE_HISTORY_MAX_BYTES);
-      return NULL;
+      const char *nl = g_strrstr_len (data, VSM_DRIVE_HISTORY_MAX_BYTES, "\n");
+      problem (problems, "larger than %u bytes: the rest skipped", VSM_DRIVE_HISTORY_MAX_BYTES);
+      len = nl ? (gsize)(nl - data) + 1 : 0;
     }
-  if (!g_key_file_load_from_data (kf, data, len, G_KEY_FILE_NONE, error))
+  text = sound_lines (data, len, problems);
+  if (!g_key_file_load_from_data (kf, text->str, text->len, G_KEY_FILE_NONE, error))
     return NULL;
   out = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_drive_history_free);
   groups = g_key_file_get_groups (kf, NULL);
   for (char **g = groups; *g && out->len < VSM_DRIVE_HISTORY_MAX_DRIVES; g++)
     {
-      VsmDriveHistory *h = g_str_has_prefix (*g, GROUP_PREFIX) ? group_parse (kf, *g) : NULL;
+      VsmDriveHistory *h =
+        g_str_has_prefix (*g, GROUP_PREFIX) ? group_parse (kf, *g, problems) : NULL;
       if (h != NULL)
         g_ptr_array_add (out, h);
     }
@@ -204,23 +316,49 @@ history_path (void)
   return vsm_path (VSM_ROOT_LIB, HISTORY_FILE, NULL);
 }
 
-/* Every drive in the file; an absent file is an empty history. */
+/* Every drive in the file; an absent file is an empty history. At most
+ * the bound is read (vsm_state_read_file_max); what was skipped goes to
+ * problems. */
 static GPtrArray *
-load_all (GError **error)
+load_all (GPtrArray *problems, GError **error)
 {
   g_autofree char *path = history_path ();
   g_autofree char *data = NULL;
   g_autoptr (GError) local = NULL;
   gsize len = 0;
 
-  if (!vsm_state_read_file (path, &data, &len, &local))
+  /* one byte more than the bound: the parser sees that there was more */
+  if (!vsm_state_read_file_max (path, VSM_DRIVE_HISTORY_MAX_BYTES + 1, &data, &len, &local))
     {
       if (g_error_matches (local, VSM_ERROR, VSM_ERROR_NOT_MANAGED))
         return g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_drive_history_free);
       g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
-  return vsm_drive_history_parse (data, len, error);
+  return vsm_drive_history_parse (data, len, problems, error);
+}
+
+/* for a change: a file that cannot be trusted or read is replaced, what
+ * could not be read of it is logged */
+static GPtrArray *
+load_all_for_change (GError **error)
+{
+  g_autoptr (GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) local = NULL;
+  GPtrArray *drives = load_all (problems, &local);
+
+  for (guint i = 0; i < problems->len; i++)
+    g_message ("drive history: %s", (char *)g_ptr_array_index (problems, i));
+  if (drives != NULL)
+    return drives;
+  if (!g_error_matches (local, VSM_ERROR, VSM_ERROR_STATE) &&
+      !g_error_matches (local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE))
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
+  g_message ("drive history not read (%s): it is written anew", local->message);
+  return g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_drive_history_free);
 }
 
 static gboolean
@@ -297,7 +435,7 @@ vsm_drive_history_load (const char *identity, GError **error)
   guint i;
 
   g_return_val_if_fail (identity != NULL, NULL);
-  drives = load_all (error);
+  drives = load_all (NULL, error);
   if (drives == NULL)
     return NULL;
   if (find_drive (drives, identity, &i) == NULL)
@@ -328,7 +466,7 @@ change_history (const char *identity, ChangeFunc change, gconstpointer data, GEr
   lock = vsm_state_lock (VSM_LOCK_WAIT_MS, error);
   if (lock < 0)
     return FALSE;
-  drives = load_all (error);
+  drives = load_all_for_change (error);
   ok = drives != NULL && change (drives, identity, data, error) && save_all (drives, error);
   vsm_state_unlock (lock);
   return ok;

@@ -5,8 +5,10 @@
  * identity (USB vid:pid + serial, else the filesystem UUID) with the
  * learned bandwidth and its last mounts (bandwidth, cap, bytes written,
  * seconds to safe). Written atomically (fsync, rename), bounded in drives,
- * mounts per drive and bytes; read like a state file (regular, ours, sane
- * size), every value checked.
+ * mounts per drive and bytes; read like a state file (regular, ours), never
+ * more than the bound, every value checked, a bad entry skipped alone. A
+ * change (record, forget) over a file that cannot be trusted or read
+ * writes it anew, bounded.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -40,17 +42,26 @@ typedef struct
 void vsm_drive_history_free (VsmDriveHistory *h);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmDriveHistory, vsm_drive_history_free)
 
-/* "usb:0781:5581:SERIAL" or "uuid:ABCD-1234"; NULL when the drive tells
+/* "usb:0781:5581:SERIAL" or "uuid:ABCD-1234"; the one rule every front
+ * end names a drive by: the USB vid:pid + serial, else the UUID of the
+ * filesystem (the device's own: a partition or a superfloppy; for a whole
+ * partitioned disk, its mounted FAT partition's, else its first FAT
+ * partition's: VsmDevice.disk_fs_uuid). NULL when the drive tells
  * neither (a drive without a serial and without a filesystem UUID is not
  * remembered: two such drives could not be told apart). Characters outside
  * [A-Za-z0-9._-] are %XX-escaped, the result cut at 200 bytes. */
 char *vsm_drive_identity (const VsmDevice *device);
 gboolean vsm_drive_identity_is_valid (const char *identity);
 
-/* The whole file parsed: every drive whose group is sound (a bad group is
- * skipped, never half-read). NULL with error for a file that is not a key
- * file at all. */
-GPtrArray *vsm_drive_history_parse (const char *data, gsize len, GError **error);
+/* The file parsed, entry by entry: a line that is not a key file's, a
+ * group whose name is not a drive identity, a bad value or a bad mount is
+ * skipped alone (a drive that lost its learned bandwidth takes its newest
+ * measured mount's), and said in problems (strings, may be NULL); past
+ * VSM_DRIVE_HISTORY_MAX_BYTES nothing is read (cut at a line's end). Never
+ * NULL for any bytes in practice (error only if GKeyFile refused the
+ * sound lines). */
+GPtrArray *vsm_drive_history_parse (const char *data, gsize len, GPtrArray *problems,
+                                    GError **error);
 char *vsm_drive_history_serialize (GPtrArray *drives, gsize *len);
 
 /* One drive, from the file (NULL, VSM_ERROR_NOT_FOUND: nothing known). */

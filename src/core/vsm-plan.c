@@ -10,6 +10,7 @@
 
 #include "vsm-plan.h"
 #include "vsm-learn.h"
+#include "vsm-util.h"
 
 #include <glib/gi18n.h>
 #include <string.h>
@@ -157,9 +158,9 @@ clamp_cap (VsmPlan *plan, const VsmPolicy *policy)
   cap -= cap % (1024 * 1024);
 
   bw = g_strdup_printf ("%.1f MB/s", (double)plan->bandwidth / 1e6);
-  lo = g_format_size_full (policy->cap_min_bytes, G_FORMAT_SIZE_IEC_UNITS);
-  hi = g_format_size_full (policy->cap_max_bytes, G_FORMAT_SIZE_IEC_UNITS);
-  res = g_format_size_full (cap, G_FORMAT_SIZE_IEC_UNITS);
+  lo = vsm_format_size (policy->cap_min_bytes, G_FORMAT_SIZE_IEC_UNITS);
+  hi = vsm_format_size (policy->cap_max_bytes, G_FORMAT_SIZE_IEC_UNITS);
+  res = vsm_format_size (cap, G_FORMAT_SIZE_IEC_UNITS);
   reason (plan, _ ("dirty cap %s = %s (%s) x %g s, clamped to %s..%s"), res, bw,
           plan->bandwidth_source, policy->max_dirty_seconds, lo, hi);
   return cap;

@@ -179,11 +179,13 @@ vsm_state_unlock (int fd)
     close (fd); /* drops the flock */
 }
 
-gboolean
-vsm_state_read_file (const char *path, char **out, gsize *len, GError **error)
+/* cut: a larger file is read up to max (the caller sees len == max) */
+static gboolean
+read_file_full (const char *path, gsize max, gboolean cut, char **out, gsize *len, GError **error)
 {
   struct stat st;
   g_autofree char *buf = NULL;
+  gsize want;
   ssize_t n;
   /* O_NONBLOCK: a FIFO planted here must not hang us */
   int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
@@ -197,7 +199,7 @@ vsm_state_read_file (const char *path, char **out, gsize *len, GError **error)
     }
   /* root's files are trusted by anyone: a user's `vfat-smart status` reads
    * what the udev helper and the daemon wrote */
-  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || st.st_size > MAX_STATE_SIZE ||
+  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || (!cut && (gsize)st.st_size > max) ||
       (st.st_uid != geteuid () && st.st_uid != 0) || (st.st_mode & 0022) != 0)
     {
       close (fd);
@@ -207,10 +209,11 @@ vsm_state_read_file (const char *path, char **out, gsize *len, GError **error)
                    path, (guint)geteuid ());
       return FALSE;
     }
-  buf = g_malloc (st.st_size + 1);
-  n = read (fd, buf, st.st_size);
+  want = MIN ((gsize)st.st_size, max);
+  buf = g_malloc (want + 1);
+  n = read (fd, buf, want);
   close (fd);
-  if (n != st.st_size)
+  if (n < 0 || (gsize)n != want)
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("short read on %s"), path);
       return FALSE;
@@ -219,6 +222,18 @@ vsm_state_read_file (const char *path, char **out, gsize *len, GError **error)
   *len = (gsize)n;
   *out = g_steal_pointer (&buf);
   return TRUE;
+}
+
+gboolean
+vsm_state_read_file (const char *path, char **out, gsize *len, GError **error)
+{
+  return read_file_full (path, MAX_STATE_SIZE, FALSE, out, len, error);
+}
+
+gboolean
+vsm_state_read_file_max (const char *path, gsize max, char **out, gsize *len, GError **error)
+{
+  return read_file_full (path, max, TRUE, out, len, error);
 }
 
 static gboolean

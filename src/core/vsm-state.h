@@ -96,5 +96,9 @@ VsmGlobalState *vsm_global_state_from_data (const char *data, gsize len, GError 
 /* Reads a file of the state directory: a regular file (never a FIFO or a
  * link), owned by us, writable by nobody else, of sane size. */
 gboolean vsm_state_read_file (const char *path, char **data, gsize *len, GError **error);
+/* The same for a file that may be larger: never more than max bytes are
+ * read (len == max: there may be more) */
+gboolean vsm_state_read_file_max (const char *path, gsize max, char **data, gsize *len,
+                                  GError **error);
 
 G_END_DECLS

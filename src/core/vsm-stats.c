@@ -5,10 +5,12 @@
 #include "config.h"
 
 #include "vsm-stats.h"
+
 #include "vsm-paths.h"
 #include "vsm-util.h"
 
 #include <string.h>
+#include <unistd.h>
 
 gboolean
 vsm_disk_stat_parse (const char *text, VsmDiskStat *out)
@@ -192,16 +194,71 @@ vsm_meminfo_parse (const char *text, VsmDirtyInfo *out)
   return out->valid;
 }
 
+guint64
+vsm_wb_stat_error_bytes (guint nr_cpu_ids, guint64 page_size)
+{
+  guint log2 = 0;
+
+  /* include/linux/backing-dev-defs.h: WB_STAT_BATCH (8*(1+ilog2(nr_cpu_ids))) */
+  for (guint n = MAX (nr_cpu_ids, 1); n > 1; n >>= 1)
+    log2++;
+  return (guint64)MAX (nr_cpu_ids, 1) * 8 * (1 + log2) * page_size;
+}
+
+void
+vsm_dirty_info_discount_residual (VsmDirtyInfo *di, guint64 error_bytes,
+                                  gboolean system_writeback_idle)
+{
+  if (!di->valid || !di->per_device || !di->has_inodes || di->dirty_inodes > 0)
+    return;
+  if (di->dirty_bytes <= error_bytes)
+    di->residual_bytes += di->dirty_bytes, di->dirty_bytes = 0;
+  if (system_writeback_idle && di->writeback_bytes <= error_bytes)
+    di->residual_bytes += di->writeback_bytes, di->writeback_bytes = 0;
+}
+
+/* the kernel's nr_cpu_ids: the highest possible CPU + 1 */
+static guint
+possible_cpus (void)
+{
+  g_autofree char *path = vsm_path (VSM_ROOT_SYSFS, "devices/system/cpu/possible", NULL);
+  g_autofree char *text = vsm_read_attr (path, NULL);
+  const char *last = text ? strrchr (text, '-') : NULL;
+  const char *comma = text ? strrchr (text, ',') : NULL;
+  guint64 n = 0;
+
+  if (text == NULL)
+    return 1;
+  if (comma != NULL && (last == NULL || comma > last))
+    last = comma;
+  if (!g_ascii_string_to_unsigned (g_strstrip ((char *)(last ? last + 1 : text)), 10, 0, 65535, &n,
+                                   NULL))
+    return 1;
+  return (guint)n + 1;
+}
+
 void
 vsm_dirty_info_read (const char *bdi, VsmDirtyInfo *out)
 {
   g_autofree char *path = vsm_path (VSM_ROOT_DEBUGFS, "bdi", bdi, "stats", NULL);
   g_autofree char *meminfo = vsm_path (VSM_ROOT_PROCFS, "meminfo", NULL);
   g_autofree char *text = NULL;
+  VsmDirtyInfo system;
 
   text = vsm_read_attr (path, NULL);
   if (text != NULL && vsm_bdi_stats_parse (text, out))
-    return;
+    {
+      g_autofree char *mem = NULL;
+      guint64 error = vsm_wb_stat_error_bytes (possible_cpus (), (guint64)sysconf (_SC_PAGESIZE));
+
+      if (out->writeback_bytes > 0 && out->writeback_bytes <= error)
+        mem = vsm_read_attr (meminfo, NULL);
+      vsm_dirty_info_discount_residual (
+        out, error,
+        out->writeback_bytes == 0 ||
+          (vsm_meminfo_parse (mem, &system) && system.writeback_bytes == 0));
+      return;
+    }
   g_clear_pointer (&text, g_free);
   text = vsm_read_attr (meminfo, NULL);
   vsm_meminfo_parse (text, out);

@@ -42,15 +42,30 @@ typedef struct
   guint64 writeback_bytes;
   guint64 bdi_thresh_bytes;
   guint64 dirty_thresh_bytes;
-  guint64 bandwidth;     /* kernel's write bandwidth estimate, bytes/s; 0 unknown */
-  guint64 dirtied_bytes; /* BdiDirtied: dirtied since boot (grows while written) */
-  guint64 dirty_inodes;  /* b_dirty + b_io + b_more_io: inodes waiting */
-  gboolean has_inodes;   /* the kernel printed the inode lists */
+  guint64 bandwidth;      /* kernel's write bandwidth estimate, bytes/s; 0 unknown */
+  guint64 dirtied_bytes;  /* BdiDirtied: dirtied since boot (grows while written) */
+  guint64 dirty_inodes;   /* b_dirty + b_io + b_more_io: inodes waiting */
+  gboolean has_inodes;    /* the kernel printed the inode lists */
+  guint64 residual_bytes; /* counted as 0: within the counters' error, see below */
 } VsmDirtyInfo;
 
 gboolean vsm_bdi_stats_parse (const char *text, VsmDirtyInfo *out);
 gboolean vsm_meminfo_parse (const char *text, VsmDirtyInfo *out);
-/* debugfs bdi/MAJ:MIN/stats when readable, else /proc/meminfo */
+/* debugfs' BdiReclaimable and BdiWriteback are per-CPU counters read
+ * without summing (wb_stat(), percpu_counter_read_positive()): they can stay
+ * off by up to wb_stat_error() = nr_cpu_ids x WB_STAT_BATCH pages long after
+ * the drive is clean (64 KiB seen in the lab's 2-CPU guest; 2.5 MiB on a
+ * 16-CPU machine). The error bound in bytes for this machine: */
+guint64 vsm_wb_stat_error_bytes (guint nr_cpu_ids, guint64 page_size);
+/* Counts what the counters cannot tell from 0 as 0, in residual_bytes: the
+ * dirty figure when no inode of the device is dirty (b_dirty, b_io,
+ * b_more_io empty) and it is within error_bytes; the writeback figure on the
+ * same condition when the whole system has nothing in writeback
+ * (system_writeback_idle: /proc/meminfo's Writeback, summed by the kernel). */
+void vsm_dirty_info_discount_residual (VsmDirtyInfo *di, guint64 error_bytes,
+                                       gboolean system_writeback_idle);
+/* debugfs bdi/MAJ:MIN/stats when readable (the residual discounted), else
+ * /proc/meminfo */
 void vsm_dirty_info_read (const char *bdi, VsmDirtyInfo *out);
 
 G_END_DECLS

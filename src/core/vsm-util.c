@@ -149,11 +149,25 @@ vsm_write_attr (const char *path, const char *value, GError **error)
 }
 
 char *
+vsm_format_size (guint64 bytes, GFormatSizeFlags flags)
+{
+  g_autofree char *text = g_format_size_full (bytes, flags);
+  g_autoptr (GString) s = g_string_new (text);
+
+  /* GLib puts a no-break space before the unit: where the output is not
+   * UTF-8 (a C locale, a journal of a service without LANG) GLib's own
+   * conversion shows it as "?" */
+  if (!g_get_charset (NULL))
+    g_string_replace (s, "\u00a0", " ", 0);
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+char *
 vsm_format_bytes (guint64 bytes)
 {
   if (bytes < 1024)
     return g_strdup_printf ("%" G_GUINT64_FORMAT " B", bytes);
-  return g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+  return vsm_format_size (bytes, G_FORMAT_SIZE_IEC_UNITS);
 }
 
 char *

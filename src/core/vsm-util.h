@@ -35,6 +35,9 @@ gboolean vsm_parse_u64 (const char *text, guint64 *out);
 gboolean vsm_parse_i64 (const char *text, gint64 *out);
 gboolean vsm_write_attr (const char *path, const char *value, GError **error);
 
+/* g_format_size_full (), with a plain space before the unit where the
+ * output charset is not UTF-8 (g_get_charset ()); "38.0 MiB" */
+char *vsm_format_size (guint64 bytes, GFormatSizeFlags flags);
 char *vsm_format_bytes (guint64 bytes);
 char *vsm_format_rate (double bytes_per_second);
 

@@ -43,6 +43,19 @@ vsmd_bouncer_new (void)
   return g_object_new (VSMD_TYPE_BOUNCER, NULL);
 }
 
+void
+vsmd_auth_target_clear (VsmdAuthTarget *t)
+{
+  g_clear_pointer (&t->mount, g_free);
+}
+
+gboolean
+vsmd_auth_target_equal (const VsmdAuthTarget *a, const VsmdAuthTarget *b)
+{
+  return a->owner_uid == b->owner_uid && !a->removable == !b->removable &&
+         g_strcmp0 (a->mount, b->mount) == 0;
+}
+
 typedef struct
 {
   VsmdBouncer *bouncer;
@@ -61,6 +74,7 @@ check_free (Check *c)
 {
   if (c->destroy)
     c->destroy (c->data);
+  vsmd_auth_target_clear (&c->target);
   g_object_unref (c->bouncer);
   g_object_unref (c->invocation);
   g_free (c);
@@ -75,9 +89,19 @@ check_deny (Check *c, const char *why)
   check_free (c);
 }
 
+/* the answer may come long after the question (an authentication
+ * dialog): the target must still be the one it was asked for */
 static void
 check_allow (Check *c)
 {
+  g_autoptr (GError) error = NULL;
+
+  if (c->target.recheck && !c->target.recheck (c->data, &c->target, &error))
+    {
+      g_dbus_method_invocation_take_error (c->invocation, g_steal_pointer (&error));
+      check_free (c);
+      return;
+    }
   if (c->callback_as)
     c->callback_as (c->invocation, c->uid, c->uid == 0 ? VSMD_GRANTED_ROOT : c->action, c->data);
   else
@@ -178,6 +202,7 @@ check_new (VsmdBouncer *bouncer, GDBusMethodInvocation *invocation, const VsmdAu
   c->bouncer = g_object_ref (bouncer);
   c->invocation = g_object_ref (invocation);
   c->target = *target;
+  c->target.mount = g_strdup (target->mount);
   c->action = VSMD_ACTION_MANAGE;
   c->data = data;
   c->destroy = destroy;

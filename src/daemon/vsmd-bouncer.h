@@ -23,14 +23,30 @@ G_DECLARE_FINAL_TYPE (VsmdBouncer, vsmd_bouncer, VSMD, BOUNCER, GObject)
  * already answered with an error. */
 typedef void (*VsmdAuthorized) (GDBusMethodInvocation *invocation, gpointer data);
 
+typedef struct _VsmdAuthTarget VsmdAuthTarget;
+
+/* Called with the check's data when the answer came (polkit may have shown
+ * a password dialog for a long while), before the method runs: FALSE with
+ * error (VSMD_ERROR_TARGET_CHANGED) when the target is no longer the one
+ * the check was made for; the caller gets that error. */
+typedef gboolean (*VsmdAuthRecheck) (gpointer data, const VsmdAuthTarget *was, GError **error);
+
 /* owner_uid: the uid that mounted the drive, (guint32)-1 for none; a caller
  * with that uid, on a removable drive, is asked for tune-own-device, any
- * other for manage. Root is always allowed. */
-typedef struct
+ * other for manage. Root is always allowed. mount: what the decision was
+ * made on (vsm_user_options_mount_key), NULL for none; copied. */
+struct _VsmdAuthTarget
 {
   guint32 owner_uid;
   gboolean removable;
-} VsmdAuthTarget;
+  char *mount;
+  VsmdAuthRecheck recheck; /* NULL: nothing can change under the check */
+};
+
+void vsmd_auth_target_clear (VsmdAuthTarget *target);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (VsmdAuthTarget, vsmd_auth_target_clear)
+/* TRUE when a and b would be decided the same way on the same mount */
+gboolean vsmd_auth_target_equal (const VsmdAuthTarget *a, const VsmdAuthTarget *b);
 
 VsmdBouncer *vsmd_bouncer_new (void);
 /* Takes a ref on invocation; data is freed with destroy in any case. */

@@ -34,11 +34,15 @@ struct _VsmdDaemon
   guint idle_seconds;
   gint64 idle_since;
   guint idle_id;
+  guint restores_running; /* RestoreAll and release_phantoms () workers */
+  gboolean stopping;      /* vsmd_daemon_stop (): waiting for the workers */
+  gboolean stopped;       /* "stopped" was emitted */
 };
 
 enum
 {
   SIGNAL_IDLE,
+  SIGNAL_STOPPED,
   N_SIGNALS
 };
 static guint signals[N_SIGNALS];
@@ -89,6 +93,8 @@ vsmd_daemon_class_init (VsmdDaemonClass *klass)
   G_OBJECT_CLASS (klass)->dispose = vsmd_daemon_dispose;
   signals[SIGNAL_IDLE] = g_signal_new ("idle", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                        NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_STOPPED] = g_signal_new ("stopped", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                          0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void
@@ -123,6 +129,48 @@ refresh_all_mounts (VsmdDaemon *self)
 
 static void drop_device (VsmdDaemon *self, const char *bdi);
 
+static guint
+workers_running (VsmdDaemon *self)
+{
+  GHashTableIter iter;
+  gpointer value;
+  guint n = self->restores_running;
+
+  g_hash_table_iter_init (&iter, self->devices);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    n += vsmd_device_is_applying (value) ? 1 : 0;
+  return n;
+}
+
+/* stopping, and the last worker ended */
+static void
+check_stopped (VsmdDaemon *self)
+{
+  if (!self->stopping || self->stopped || workers_running (self) > 0)
+    return;
+  self->stopped = TRUE;
+  g_signal_emit (self, signals[SIGNAL_STOPPED], 0);
+}
+
+void
+vsmd_daemon_stop (VsmdDaemon *self)
+{
+  GHashTableIter iter;
+  gpointer value;
+  guint n;
+
+  if (self->stopping)
+    return;
+  self->stopping = TRUE;
+  g_hash_table_iter_init (&iter, self->devices);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    vsmd_device_stop (value);
+  n = workers_running (self);
+  if (n > 0)
+    g_message ("stopping: waiting for %u apply or restore to end", n);
+  check_stopped (self);
+}
+
 static void
 on_record_gone (VsmdDevice *d, VsmdDaemon *self)
 {
@@ -143,6 +191,9 @@ add_device (VsmdDaemon *self, const VsmState *s)
       return;
     }
   g_signal_connect (d, "record-gone", G_CALLBACK (on_record_gone), self);
+  g_signal_connect_swapped (d, "job-done", G_CALLBACK (check_stopped), self);
+  if (self->stopping)
+    vsmd_device_stop (d);
   g_hash_table_insert (self->devices, g_strdup (s->bdi), d);
   g_message ("%s (%s): managed, %s", s->bdi, s->disk_node ? s->disk_node : "?",
              s->flush_mode ? s->flush_mode : "?");
@@ -198,6 +249,8 @@ rescan (VsmdDaemon *self)
 
       if (!disk_present (s))
         {
+          /* on the main loop: no knob is written (they went with the
+           * drive), only the record, under a lock wait of at most 1 s */
           g_autoptr (GError) local = NULL;
           if (!vsm_forget (s->bdi, VSM_LOCK_WAIT_UDEV_MS, NULL, &local))
             g_warning ("%s: gone, its record stays: %s", s->bdi, local->message);
@@ -254,9 +307,24 @@ watch_records (VsmdDaemon *self)
     g_signal_connect (self->records, "changed", G_CALLBACK (on_records_changed), self);
 }
 
+/* the kernel sends remove before its sysfs directory goes */
+static void
+mark_removed (VsmdDaemon *self, GUdevDevice *dev)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, self->devices);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (g_strcmp0 (vsmd_device_get_disk_syspath (value), g_udev_device_get_sysfs_path (dev)) == 0)
+      vsmd_device_set_removed (value);
+}
+
 static void
 on_uevent (GUdevClient *client, const char *action, GUdevDevice *dev, VsmdDaemon *self)
 {
+  if (g_str_equal (action, "remove") && g_strcmp0 (g_udev_device_get_devtype (dev), "disk") == 0)
+    mark_removed (self, dev);
   if (g_strcmp0 (g_udev_device_get_devtype (dev), "disk") == 0 || g_str_equal (action, "remove"))
     rescan (self);
   else
@@ -307,22 +375,43 @@ restore_all_done (GObject *source, GAsyncResult *res, gpointer data)
     g_dbus_method_invocation_return_value (inv, NULL);
   else
     g_dbus_method_invocation_take_error (inv, vsmd_error_from_core (error));
+  self->restores_running--;
   rescan (self);
+  check_stopped (self);
+}
+
+/* TRUE when the call was answered: the daemon stops */
+static gboolean
+refuse_when_stopping (VsmdDaemon *self, GDBusMethodInvocation *inv)
+{
+  if (!self->stopping)
+    return FALSE;
+  g_dbus_method_invocation_return_error_literal (inv, VSMD_ERROR, VSMD_ERROR_BUSY,
+                                                 "vfat-smartd is shutting down");
+  return TRUE;
 }
 
 /* in a thread: the lock may be held (an apply of ours) for up to its wait */
 static void
 do_restore_all (GDBusMethodInvocation *inv, gpointer data)
 {
-  g_autoptr (GTask) task = g_task_new (data, NULL, restore_all_done, inv);
+  VsmdDaemon *self = VSMD_DAEMON (data);
+  g_autoptr (GTask) task = NULL;
 
+  if (refuse_when_stopping (self, inv))
+    return;
+  task = g_task_new (self, NULL, restore_all_done, inv);
+  self->restores_running++;
   g_task_run_in_thread (task, restore_all_run);
 }
 
 static gboolean
 on_restore_all (VsmDbusManager *m, GDBusMethodInvocation *inv, VsmdDaemon *self)
 {
-  VsmdAuthTarget everything = { G_MAXUINT32, FALSE };
+  VsmdAuthTarget everything = { G_MAXUINT32, FALSE, NULL, NULL };
+
+  if (refuse_when_stopping (self, inv))
+    return TRUE;
   vsmd_bouncer_check (self->bouncer, inv, &everything, do_restore_all, g_object_ref (self),
                       g_object_unref);
   return TRUE;
@@ -334,7 +423,7 @@ on_restore_all (VsmDbusManager *m, GDBusMethodInvocation *inv, VsmdDaemon *self)
 static gboolean
 is_idle (VsmdDaemon *self)
 {
-  return g_hash_table_size (self->devices) == 0;
+  return g_hash_table_size (self->devices) == 0 && self->restores_running == 0;
 }
 
 static gboolean
@@ -375,10 +464,8 @@ publish_kernel (VsmdDaemon *self)
   vsm_dbus_manager_set_flush_fix (self->manager, vsm_flush_fix_to_string (k->flush_fix));
 }
 
-/* After a crash: the vm.* knobs held for a drive that has no record any
- * more (rescan forgot the records of drives that are gone) go back. */
 static void
-release_phantoms (void)
+release_phantoms_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
   g_autoptr (GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GError) error = NULL;
@@ -387,6 +474,29 @@ release_phantoms (void)
     g_warning ("vm.* knobs: %s", error->message);
   for (guint i = 0; i < report->len; i++)
     g_message ("%s", (char *)g_ptr_array_index (report, i));
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+release_phantoms_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  VsmdDaemon *self = VSMD_DAEMON (source);
+
+  self->restores_running--;
+  check_stopped (self);
+}
+
+/* After a crash: the vm.* knobs held for a drive that has no record any
+ * more (rescan forgot the records of drives that are gone) go back. In a
+ * worker: it waits for the state lock (up to 10 s) while the bus is served;
+ * counted with the restores (SIGTERM waits for it). */
+static void
+release_phantoms (VsmdDaemon *self)
+{
+  g_autoptr (GTask) task = g_task_new (self, NULL, release_phantoms_done, NULL);
+
+  self->restores_running++;
+  g_task_run_in_thread (task, release_phantoms_run);
 }
 
 gboolean
@@ -414,7 +524,7 @@ vsmd_daemon_start (VsmdDaemon *self, GDBusConnection *connection, GError **error
 
   watch_records (self);
   rescan (self);
-  release_phantoms ();
+  release_phantoms (self);
   self->idle_since = g_get_monotonic_time ();
   if (self->idle_seconds > 0)
     self->idle_id = g_timeout_add_seconds (IDLE_CHECK_SECONDS, on_idle_check, self);

@@ -22,5 +22,9 @@ G_DECLARE_FINAL_TYPE (VsmdDaemon, vsmd_daemon, VSMD, DAEMON, GObject)
  * mounted and nothing at risk; 0 never */
 VsmdDaemon *vsmd_daemon_new (guint idle_seconds);
 gboolean vsmd_daemon_start (VsmdDaemon *daemon, GDBusConnection *connection, GError **error);
+/* SIGTERM: from now on every call that would change something gets Busy;
+ * the applies and restores already running in workers end, then "stopped"
+ * is emitted (at once when none runs). The records stay. */
+void vsmd_daemon_stop (VsmdDaemon *daemon);
 
 G_END_DECLS

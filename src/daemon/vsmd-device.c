@@ -59,6 +59,9 @@ struct _VsmdDevice
   int global_for_mounted;  /* vm.* knobs last planned for mounted (1), not (0), -1: never */
   gint64 adopt_until;
   gboolean applying; /* an apply or restore runs in a thread */
+  gboolean retired;  /* the drive or its record went: the object is off the bus */
+  gboolean stopping; /* the daemon stops: nothing new is applied */
+  gboolean removed;  /* udev's remove of the disk came */
   guint tick_id;
   gint64 last_drift_check;
 
@@ -77,6 +80,7 @@ struct _VsmdDevice
 enum
 {
   SIGNAL_RECORD_GONE,
+  SIGNAL_JOB_DONE,
   N_SIGNALS
 };
 static guint signals[N_SIGNALS];
@@ -111,6 +115,9 @@ vsmd_device_class_init (VsmdDeviceClass *klass)
   signals[SIGNAL_RECORD_GONE] =
     g_signal_new ("record-gone", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
+  /* an apply or restore in a worker ended (the daemon waits for it to stop) */
+  signals[SIGNAL_JOB_DONE] = g_signal_new ("job-done", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                           0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void
@@ -147,6 +154,42 @@ gboolean
 vsmd_device_is_busy (VsmdDevice *d)
 {
   return d->applying || vsm_dbus_device_get_at_risk_bytes (d->skeleton) > 0;
+}
+
+const char *
+vsmd_device_get_disk_syspath (VsmdDevice *d)
+{
+  return d->disk_syspath;
+}
+
+void
+vsmd_device_set_removed (VsmdDevice *d)
+{
+  d->removed = TRUE;
+}
+
+gboolean
+vsmd_device_is_applying (VsmdDevice *d)
+{
+  return d->applying;
+}
+
+void
+vsmd_device_stop (VsmdDevice *d)
+{
+  d->stopping = TRUE;
+}
+
+/* TRUE when the call was answered: the daemon stops */
+static gboolean
+refuse_when_stopping (VsmdDevice *d, GDBusMethodInvocation *inv)
+{
+  if (!d->stopping)
+    return FALSE;
+  if (inv != NULL)
+    g_dbus_method_invocation_return_error (inv, VSMD_ERROR, VSMD_ERROR_BUSY,
+                                           "%s: vfat-smartd is shutting down", d->bdi);
+  return TRUE;
 }
 
 /* the policy, with what SetOptions decided for this drive */
@@ -219,12 +262,18 @@ vsmd_device_update_state (VsmdDevice *d, const VsmState *s)
     reassert_cap (d, s);
 }
 
-/* facts only the drive tells (identity, removable, confidence) */
+/* facts only the drive tells (identity, removable, confidence); again at
+ * a mount: a partitioned drive without a USB serial is named by its
+ * mounted FAT partition's UUID (vsm_drive_identity). On the main loop:
+ * sysfs attributes (the kernel's copies), udev's database and
+ * /proc/self/mountinfo only, the drive itself is never read (a partitioned
+ * disk has no ID_FS_TYPE, and a superblock probe of a dying stick could
+ * block for the SCSI error handler's timeouts) */
 static void
 read_facts (VsmdDevice *d)
 {
   g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
-  g_autoptr (VsmDevice) dev = vsm_device_new_from_spec (client, d->disk_syspath, NULL);
+  g_autoptr (VsmDevice) dev = vsm_device_new_from_syspath_no_io (client, d->disk_syspath, NULL);
   g_autoptr (VsmClassification) c = NULL;
   g_autoptr (VsmDriveHistory) h = NULL;
 
@@ -234,6 +283,7 @@ read_facts (VsmdDevice *d)
   vsm_dbus_device_set_confidence (d->skeleton, c->confidence);
   vsm_dbus_device_set_removable (d->skeleton,
                                  dev->removable || vsm_transport_is_usb (dev->transport));
+  g_free (d->identity);
   d->identity = vsm_drive_identity (dev);
   h = d->identity ? vsm_drive_history_load (d->identity, NULL) : NULL;
   if (h != NULL)
@@ -312,31 +362,71 @@ mount_owner (GPtrArray *mounts)
   return NO_UID;
 }
 
+typedef struct
+{
+  char *identity;
+  char *bdi;
+  VsmDriveMount mount;
+} HistoryJob;
+
+static void
+history_job_free (HistoryJob *j)
+{
+  g_free (j->identity);
+  g_free (j->bdi);
+  g_free (j);
+}
+
+/* in a worker: the state lock may be held for up to its wait, and the
+ * write ends with fsync */
+static void
+history_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  HistoryJob *j = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmDriveHistory) h = NULL;
+
+  if (!vsm_drive_history_record (j->identity, &j->mount, &error))
+    g_warning ("%s: history not kept: %s", j->bdi, error->message);
+  h = vsm_drive_history_load (j->identity, NULL);
+  g_task_return_pointer (task, h ? vsm_drive_history_describe (h) : NULL, g_free);
+}
+
+static void
+history_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  VsmdDevice *d = VSMD_DEVICE (source);
+  g_autofree char *text = g_task_propagate_pointer (G_TASK (res), NULL);
+
+  if (text != NULL)
+    vsm_dbus_device_set_history (d->skeleton, text);
+}
+
+/* The mount ended: its entry is written by a worker. SIGTERM does not wait
+ * for it: the file is replaced atomically, so at worst that entry is lost. */
 static void
 record_mount (VsmdDevice *d)
 {
-  g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) unmounts = vsm_history_unmounts (d->bdi, 1);
-  VsmDriveMount m = { 0 };
   VsmUnmountRecord *last = unmounts->len ? g_ptr_array_index (unmounts, 0) : NULL;
-  g_autoptr (VsmDriveHistory) h = NULL;
+  g_autoptr (GTask) task = NULL;
+  HistoryJob *j;
 
   if (d->identity == NULL || d->learn == NULL)
     return;
-  m.at_usec = g_get_real_time ();
-  m.bandwidth = d->measured_this_mount;
-  m.cap_bytes = vsm_dbus_device_get_cap_bytes (d->skeleton);
-  m.bytes_written = vsm_learn_get_bytes_written (d->learn) - d->written_at_mount;
+  j = g_new0 (HistoryJob, 1);
+  j->identity = g_strdup (d->identity);
+  j->bdi = g_strdup (d->bdi);
+  j->mount.at_usec = g_get_real_time ();
+  j->mount.bandwidth = d->measured_this_mount;
+  j->mount.cap_bytes = vsm_dbus_device_get_cap_bytes (d->skeleton);
+  j->mount.bytes_written = vsm_learn_get_bytes_written (d->learn) - d->written_at_mount;
   /* the umount helper's own timing, when it ran within the last minute */
-  m.seconds_to_safe = last && m.at_usec - last->at_usec < 60 * G_USEC_PER_SEC ? last->seconds : -1;
-  if (!vsm_drive_history_record (d->identity, &m, &error))
-    g_warning ("%s: history not kept: %s", d->bdi, error->message);
-  h = vsm_drive_history_load (d->identity, NULL);
-  if (h != NULL)
-    {
-      g_autofree char *text = vsm_drive_history_describe (h);
-      vsm_dbus_device_set_history (d->skeleton, text);
-    }
+  j->mount.seconds_to_safe =
+    last && j->mount.at_usec - last->at_usec < 60 * G_USEC_PER_SEC ? last->seconds : -1;
+  task = g_task_new (d, NULL, history_done, NULL);
+  g_task_set_task_data (task, j, (GDestroyNotify)history_job_free);
+  g_task_run_in_thread (task, history_run);
 }
 
 static void
@@ -404,6 +494,7 @@ set_mounted (VsmdDevice *d, gboolean mounted)
     {
       d->written_at_mount = d->learn ? vsm_learn_get_bytes_written (d->learn) : 0;
       d->measured_this_mount = 0;
+      read_facts (d);
       start_ticking (d, TICK_BUSY_MS);
     }
   else
@@ -465,9 +556,17 @@ vsmd_device_set_mount_points (VsmdDevice *d, const char *const *mount_points)
 void
 vsmd_device_retire (VsmdDevice *d)
 {
-  /* no history entry: the record went (Restore) or the drive did, not the
-   * mount's end (a pull is recorded as the unmount udisks reports first) */
+  /* Pulled while mounted: udev's remove (the helper forgets the record)
+   * may come before udisks reports the unmount, which then reaches no
+   * object; the mount ends here, once (an unmount seen first cleared
+   * mounted). A Restore while mounted ends no mount: no entry. */
+  if (d->mounted && (d->removed || !g_file_test (d->disk_syspath, G_FILE_TEST_IS_DIR)))
+    {
+      g_message ("%s: pulled while mounted; the mount goes into the history", d->bdi);
+      record_mount (d);
+    }
   d->mounted = FALSE;
+  d->retired = TRUE;
   stop_pacing (d);
   g_clear_handle_id (&d->tick_id, g_source_remove);
   reset_options (d, NULL);
@@ -503,7 +602,9 @@ job_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
   g_autoptr (VsmAssessment) a = NULL;
   g_autoptr (VsmState) state = NULL;
   VsmOverrides o = { .bandwidth = j->bandwidth, .bandwidth_source = "measured by vfat-smartd" };
-  VsmApplyOptions opts = { .source = "daemon", .lock_wait_ms = VSM_LOCK_WAIT_MS };
+  VsmApplyOptions opts = { .source = "daemon",
+                           .lock_wait_ms = VSM_LOCK_WAIT_MS,
+                           .global_while_mounted = TRUE };
   gboolean ok;
 
   if (j->restore)
@@ -536,6 +637,8 @@ job_done (GObject *source, GAsyncResult *res, gpointer data)
     g_dbus_method_invocation_return_value (inv, NULL);
   else if (inv != NULL)
     g_dbus_method_invocation_take_error (inv, vsmd_error_from_core (error));
+  /* before record-gone: that drops the daemon's handlers */
+  g_signal_emit (d, signals[SIGNAL_JOB_DONE], 0);
   if (state == NULL)
     g_signal_emit (d, signals[SIGNAL_RECORD_GONE], 0);
 }
@@ -547,6 +650,8 @@ start_job (VsmdDevice *d, gboolean restore, GDBusMethodInvocation *inv)
   g_autoptr (GTask) task = NULL;
   Job *j;
 
+  if (refuse_when_stopping (d, inv))
+    return;
   if (d->applying)
     {
       if (inv)
@@ -675,14 +780,45 @@ reaches_global (VsmdDevice *d)
   return p->allow_global_knobs;
 }
 
+static gboolean still_target (gpointer data, const VsmdAuthTarget *was, GError **error);
+
 /* tune-own-device only for the caller's own removable drive and nothing
- * global; everything else is manage */
-static VsmdAuthTarget
-auth_target (VsmdDevice *d)
+ * global; everything else is manage. Decided on this mount: a change of
+ * the mount before polkit answered fails the call (still_target). */
+static void
+auth_target (VsmdDevice *d, VsmdAuthTarget *t)
 {
-  VsmdAuthTarget t = { vsm_dbus_device_get_mounted_by (d->skeleton),
-                       vsm_dbus_device_get_removable (d->skeleton) && !reaches_global (d) };
-  return t;
+  t->owner_uid = vsm_dbus_device_get_mounted_by (d->skeleton);
+  t->removable = vsm_dbus_device_get_removable (d->skeleton) && !reaches_global (d);
+  t->mount =
+    d->mounted
+      ? vsm_user_options_mount_key (t->owner_uid, vsm_dbus_device_get_mount_points (d->skeleton))
+      : NULL;
+  t->recheck = still_target;
+}
+
+static gboolean
+still_target (gpointer data, const VsmdAuthTarget *was, GError **error)
+{
+  VsmdDevice *d = VSMD_DEVICE (data);
+  g_auto (VsmdAuthTarget) now = { 0 };
+
+  if (d->retired)
+    {
+      g_set_error (error, VSMD_ERROR, VSMD_ERROR_TARGET_CHANGED,
+                   "%s went away while the authorization was asked", d->bdi);
+      return FALSE;
+    }
+  auth_target (d, &now);
+  if (!vsmd_auth_target_equal (was, &now))
+    {
+      g_set_error (error, VSMD_ERROR, VSMD_ERROR_TARGET_CHANGED,
+                   "%s was unmounted or mounted again while the authorization was asked "
+                   "(nothing changed; call again)",
+                   d->bdi);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static void
@@ -700,7 +836,11 @@ do_restore (GDBusMethodInvocation *inv, gpointer data)
 static gboolean
 on_apply (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
 {
-  VsmdAuthTarget t = auth_target (d);
+  g_auto (VsmdAuthTarget) t = { 0 };
+
+  if (refuse_when_stopping (d, inv))
+    return TRUE;
+  auth_target (d, &t);
   vsmd_bouncer_check (d->bouncer, inv, &t, do_apply, g_object_ref (d), g_object_unref);
   return TRUE;
 }
@@ -708,7 +848,11 @@ on_apply (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
 static gboolean
 on_restore (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
 {
-  VsmdAuthTarget t = auth_target (d);
+  g_auto (VsmdAuthTarget) t = { 0 };
+
+  if (refuse_when_stopping (d, inv))
+    return TRUE;
+  auth_target (d, &t);
   vsmd_bouncer_check (d->bouncer, inv, &t, do_restore, g_object_ref (d), g_object_unref);
   return TRUE;
 }
@@ -733,6 +877,8 @@ do_set_options (GDBusMethodInvocation *inv, guint32 uid, const char *granted, gp
     vsm_user_options_mount_key (vsm_dbus_device_get_mounted_by (d->skeleton), points);
   VsmUserOptions *o;
 
+  if (refuse_when_stopping (d, inv))
+    return;
   /* nothing changes while an apply runs: its result would not say so */
   if (d->applying)
     {
@@ -752,7 +898,11 @@ do_set_options (GDBusMethodInvocation *inv, guint32 uid, const char *granted, gp
 static gboolean
 on_set_options (VsmDbusDevice *s, GDBusMethodInvocation *inv, GVariant *options, VsmdDevice *d)
 {
-  VsmdAuthTarget t = auth_target (d);
+  g_auto (VsmdAuthTarget) t = { 0 };
+
+  if (refuse_when_stopping (d, inv))
+    return TRUE;
+  auth_target (d, &t);
   vsmd_bouncer_check_as (d->bouncer, inv, &t, do_set_options, g_object_ref (d), g_object_unref);
   return TRUE;
 }

@@ -31,6 +31,11 @@ gboolean vsmd_device_is_mounted (VsmdDevice *device);
 guint64 vsmd_device_get_at_risk_bytes (VsmdDevice *device);
 /* data is at risk, or an apply is running */
 gboolean vsmd_device_is_busy (VsmdDevice *device);
+/* an apply or restore runs in a worker ("job-done" when it ended) */
+gboolean vsmd_device_is_applying (VsmdDevice *device);
+/* the daemon stops: no new apply or restore (a call gets Busy), the
+ * running one ends */
+void vsmd_device_stop (VsmdDevice *device);
 
 gboolean vsmd_device_export (VsmdDevice *device, GDBusConnection *connection, GError **error);
 void vsmd_device_unexport (VsmdDevice *device);
@@ -39,7 +44,12 @@ void vsmd_device_unexport (VsmdDevice *device);
 void vsmd_device_update_state (VsmdDevice *device, const VsmState *state);
 /* mount points from udisks (NULL: ask libmount) */
 void vsmd_device_set_mount_points (VsmdDevice *device, const char *const *mount_points);
-/* the disk went away or its record is gone: the mount ends in the history */
+const char *vsmd_device_get_disk_syspath (VsmdDevice *device);
+/* udev said the disk was removed (its sysfs directory may still be there
+ * for a moment) */
+void vsmd_device_set_removed (VsmdDevice *device);
+/* the disk went away or its record is gone: off the bus; a mount of a
+ * disk that went ends in the history */
 void vsmd_device_retire (VsmdDevice *device);
 
 G_END_DECLS

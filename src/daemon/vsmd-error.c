@@ -19,6 +19,7 @@ static const GDBusErrorEntry entries[] = {
   { VSMD_ERROR_LEFT_ALONE, "org.vfatsmart.VfatSmart1.Error.LeftAlone" },
   { VSMD_ERROR_BUSY, "org.vfatsmart.VfatSmart1.Error.Busy" },
   { VSMD_ERROR_NOT_AUTHORIZED, "org.vfatsmart.VfatSmart1.Error.NotAuthorized" },
+  { VSMD_ERROR_TARGET_CHANGED, "org.vfatsmart.VfatSmart1.Error.TargetChanged" },
 };
 
 GQuark
@@ -46,6 +47,9 @@ vsmd_error_to_core (const GError *error)
   if (g_dbus_error_is_remote_error (copy))
     g_dbus_error_strip_remote_error (copy);
   if (copy->domain == VSMD_ERROR)
-    code = copy->code == VSMD_ERROR_NOT_AUTHORIZED ? VSM_ERROR_PERMISSION : copy->code;
+    code = copy->code == VSMD_ERROR_NOT_AUTHORIZED   ? VSM_ERROR_PERMISSION
+           : copy->code == VSMD_ERROR_TARGET_CHANGED ? VSM_ERROR_BUSY
+           : copy->code <= VSMD_ERROR_BUSY           ? copy->code
+                                                     : VSM_ERROR_FAILED;
   return g_error_new_literal (VSM_ERROR, code, copy->message);
 }

@@ -1,6 +1,7 @@
 /* vsmd-error.h - vfat-smartd's D-Bus errors: org.vfatsmart.VfatSmart1.Error.*
  *
- * One D-Bus name per core error code (VsmError), plus NotAuthorized.
+ * One D-Bus name per core error code (VsmError), plus NotAuthorized and
+ * TargetChanged.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -27,12 +28,14 @@ typedef enum
   VSMD_ERROR_LEFT_ALONE,
   VSMD_ERROR_BUSY,
   VSMD_ERROR_NOT_AUTHORIZED,
+  VSMD_ERROR_TARGET_CHANGED, /* the drive changed while polkit was asked */
 } VsmdError;
 
 /* a core error as it goes on the bus (a copy in VSMD_ERROR) */
 GError *vsmd_error_from_core (const GError *error);
 /* what came back from the bus, as a core error (VSM_ERROR) for the CLI's
- * exit status; NOT_AUTHORIZED becomes VSM_ERROR_PERMISSION */
+ * exit status; NOT_AUTHORIZED becomes VSM_ERROR_PERMISSION, TARGET_CHANGED
+ * VSM_ERROR_BUSY (call again) */
 GError *vsmd_error_to_core (const GError *error);
 
 G_END_DECLS

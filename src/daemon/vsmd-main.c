@@ -20,13 +20,25 @@ typedef struct
   int status;
 } Service;
 
+/* an apply or restore running in a worker ends first (vsmd_daemon_stop):
+ * a knob is never left half written by our exit */
 static gboolean
 on_signal (gpointer data)
 {
   Service *s = data;
+
   g_message ("stopping on a signal; every record stays for the next start");
-  g_main_loop_quit (s->loop);
+  if (s->daemon != NULL)
+    vsmd_daemon_stop (s->daemon);
+  else
+    g_main_loop_quit (s->loop);
   return G_SOURCE_CONTINUE;
+}
+
+static void
+on_stopped (VsmdDaemon *daemon, Service *s)
+{
+  g_main_loop_quit (s->loop);
 }
 
 static void
@@ -43,6 +55,7 @@ on_bus_acquired (GDBusConnection *connection, const char *name, gpointer data)
 
   s->daemon = vsmd_daemon_new (s->idle_seconds);
   g_signal_connect (s->daemon, "idle", G_CALLBACK (on_idle), s);
+  g_signal_connect (s->daemon, "stopped", G_CALLBACK (on_stopped), s);
   if (!vsmd_daemon_start (s->daemon, connection, &error))
     {
       g_critical ("cannot start: %s", error->message);
@@ -63,7 +76,10 @@ on_name_lost (GDBusConnection *connection, const char *name, gpointer data)
   Service *s = data;
   g_message ("lost (or could not own) %s: exiting", name);
   s->status = s->daemon ? 0 : 1;
-  g_main_loop_quit (s->loop);
+  if (s->daemon != NULL)
+    vsmd_daemon_stop (s->daemon); /* what runs in a worker ends first */
+  else
+    g_main_loop_quit (s->loop);
 }
 
 int

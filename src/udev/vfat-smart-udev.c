@@ -88,7 +88,8 @@ main (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autofree char *syspath = NULL;
   const char *action = g_getenv ("ACTION");
-  const VsmApplyOptions options = { "udev", VSM_LOCK_WAIT_UDEV_MS };
+  /* at the plug: the vm.* knobs wait for the mount (vfat-smartd takes them) */
+  const VsmApplyOptions options = { "udev", VSM_LOCK_WAIT_UDEV_MS, TRUE };
   gint64 t0 = g_get_monotonic_time ();
   gboolean applied;
 

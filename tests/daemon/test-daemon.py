@@ -11,6 +11,7 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
+import fcntl
 import json
 import os
 import re
@@ -35,6 +36,8 @@ BUS_NAME = "org.vfatsmart.VfatSmart1"
 MANAGER = "/org/vfatsmart/VfatSmart1"
 DEV_IFACE = "org.vfatsmart.VfatSmart1.Device"
 PRELOAD = "libumockdev-preload.so.0"
+# the USB device of usb-storage-ss-stick
+USB_STICK = "/sys/devices/pci0000:00/0000:00:02.0/usb2/2-1"
 
 BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -180,24 +183,47 @@ class TestDaemon(unittest.TestCase):
             self.daemon = None
             wait_for(lambda: not self.name_has_owner(BUS_NAME), what="the name to go")
 
+    def polkit_mock(self, method, args=None):
+        return self.conn.call_sync("org.freedesktop.PolicyKit1",
+                                   "/org/freedesktop/PolicyKit1/Authority",
+                                   "org.freedesktop.DBus.Mock", method, args, None,
+                                   Gio.DBusCallFlags.NONE, -1, None)
+
     def polkit_allow(self, actions):
-        self.conn.call_sync("org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/Authority",
-                            "org.freedesktop.DBus.Mock", "SetAllowed",
-                            GLib.Variant("(as)", (actions,)), None, Gio.DBusCallFlags.NONE, -1,
-                            None)
+        self.polkit_mock("SetAllowed", GLib.Variant("(as)", (actions,)))
+        # polkitd answers at once (setUp: whatever a test left hanging goes)
+        self.polkit_mock("SimulateHangActions", GLib.Variant("(as)", ([],)))
+        self.polkit_mock("ReleaseHangingCalls")
+
+    def polkit_hang(self, actions):
+        """polkitd answers checks of these actions only at polkit_release ()
+        (an authentication dialog that stays up)"""
+        self.polkit_mock("SimulateHangActions", GLib.Variant("(as)", (actions,)))
+
+    def polkit_release(self):
+        wait_for(lambda: self.polkit_mock("HaveHangingCalls").unpack()[0],
+                 what="a check waiting in polkitd")
+        self.polkit_mock("SimulateHangActions", GLib.Variant("(as)", ([],)))
+        self.polkit_mock("ReleaseHangingCalls")
 
     def call(self, path, method, args=None, iface=DEV_IFACE):
         return self.conn.call_sync(BUS_NAME, path, iface, method, args, None,
                                    Gio.DBusCallFlags.NONE, 30000, None)
 
-    def call_unprivileged(self, path, method, *args):
-        """gdbus call as a caller who is not root; returns (ok, stderr)"""
+    def start_unprivileged(self, path, method, *args):
+        """gdbus call as a caller who is not root, started (a Popen)"""
         cmd = ["gdbus", "call", "--system", "-d", BUS_NAME, "-o", path, "-m",
                DEV_IFACE + "." + method] + list(args)
         if os.geteuid() == 0:
             cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + cmd
-        r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
-        return r.returncode == 0, r.stderr
+        return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=dict(os.environ, LC_ALL="C"))
+
+    def call_unprivileged(self, path, method, *args):
+        """gdbus call as a caller who is not root; returns (ok, stderr)"""
+        p = self.start_unprivileged(path, method, *args)
+        _, err = p.communicate(timeout=60)
+        return p.returncode == 0, err
 
     def prop(self, path, name):
         r = self.call(path, "Get", GLib.Variant("(ss)", (DEV_IFACE, name)),
@@ -208,8 +234,11 @@ class TestDaemon(unittest.TestCase):
         return self.call(MANAGER, "ListDevices", None,
                          iface="org.vfatsmart.VfatSmart1.Manager").unpack()[0]
 
-    def managed_stick(self, fixture="usb-storage-ss-stick"):
+    def managed_stick(self, fixture="usb-storage-ss-stick", serial=True):
         node, _, bdi = self.add_fixture(fixture)
+        if not serial:
+            # a stick that tells no USB serial: known by its filesystem's UUID
+            self.bed.set_attribute(USB_STICK, "serial", "")
         self.set_stats(bdi, 0, 0)
         r = self.cli("apply", node)
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -394,6 +423,12 @@ class TestDaemon(unittest.TestCase):
         r = self.cli("watch", "--once", node)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(r.stdout.splitlines()), 1)
+        # a C locale: a plain space before the unit, not "38.0?MiB"
+        r = subprocess.run([CLI, "watch", "--once", node], env=dict(self.env, LC_ALL="C"),
+                           capture_output=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"(cap 38.0 MiB)", r.stdout)
+        self.assertNotIn(b"?", r.stdout)
         r = self.cli("status")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("vfat-smartd:", r.stdout)
@@ -427,8 +462,9 @@ class TestDaemon(unittest.TestCase):
                                 "MountPoints": GLib.Variant("aay", [p.encode() + b"\0" for p in points])})),
                             None, Gio.DBusCallFlags.NONE, -1, None)
 
-    def test_udisks_mounts_and_history(self):
-        node, bdi, path = self.managed_stick()
+    def mounted_copy(self, bdi, path, serial=True):
+        """udisks mounts the stick, 3 s of a copy at 30 MB/s, unmounted;
+        returns the stick's disk syspath"""
         _, disk_sys, _ = self.fixture_nodes("usb-storage-ss-stick")
         major, minor = (int(x) for x in bdi.split(":"))
         self.start_udisks_mock((major << 8) | (minor + 1))
@@ -446,6 +482,11 @@ class TestDaemon(unittest.TestCase):
             self.write_stat(disk_sys, 30000000 // 1000 * ms // 512, ms)
             self.pump(0.05)
         wait_for(lambda: self.prop(path, "WriteBandwidth") > 0, what="a measurement")
+        return disk_sys
+
+    def test_udisks_mounts_and_history(self):
+        node, bdi, path = self.managed_stick()
+        self.mounted_copy(bdi, path)
         self.udisks_mount_points([])
         wait_for(lambda: self.prop(path, "MountPoints") == [], what="the unmount")
         wait_for(lambda: self.prop(path, "History") != "", what="the history")
@@ -478,6 +519,82 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         r = self.cli("plan", node)
         self.assertNotIn("learned on this drive", r.stdout)
+
+    def test_history_without_serial(self):
+        # a partitioned stick without a USB serial: the daemon (which sees the
+        # disk) learns it under the identity the udev helper and the CLI
+        # (which see the partition) use: the partition's filesystem UUID
+        node, bdi, path = self.managed_stick(serial=False)
+        self.mounted_copy(bdi, path)
+        self.udisks_mount_points([])
+        wait_for(lambda: self.prop(path, "MountPoints") == [], what="the unmount")
+        wait_for(lambda: self.prop(path, "History") != "", what="the history")
+        self.assertRegex(self.prop(path, "History"), r"^last 1 mounts: [0-9.]+ MB/s$")
+        with open(os.path.join(self.lib, "drives.history")) as f:
+            text = f.read()
+        self.assertIn("[drive uuid:55AA-0001]", text)
+        self.assertNotIn("[drive usb:", text)
+        self.stop_daemon()
+        # the next plan of the partition and of the disk start from it
+        for spec in (node + "1", node):
+            r = self.cli("plan", spec)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("learned on this drive (last 1 mounts:", r.stdout)
+        r = self.cli("status", "--json")
+        self.assertEqual(json.loads(r.stdout)["devices"][0]["history"]["identity"],
+                         "uuid:55AA-0001")
+
+    def history_mounts(self):
+        with open(os.path.join(self.lib, "drives.history")) as f:
+            text = f.read()
+        mounts = text.split("\nmounts=")[1].split("\n")[0]
+        return [m for m in mounts.split(";") if m]
+
+    def test_history_on_pull(self):
+        node, bdi, path = self.managed_stick()
+        disk_sys = self.mounted_copy(bdi, path)
+        # unmounted: one entry
+        self.udisks_mount_points([])
+        wait_for(lambda: os.path.exists(os.path.join(self.lib, "drives.history")),
+                 what="the history file")
+        self.assertEqual(len(self.history_mounts()), 1)
+        # mounted again, then pulled while mounted: udev's remove (the helper
+        # forgets the record) reaches the daemon before udisks reports the
+        # unmount; that mount is the second entry, and the first stays one
+        self.udisks_mount_points(["/media/labuser/STICKSS"])
+        wait_for(lambda: self.prop(path, "MountPoints") == ["/media/labuser/STICKSS"],
+                 what="the mount")
+        self.bed.remove_device(disk_sys)
+        self.assertEqual(self.cli("forget", bdi).returncode, 0)
+        wait_for(lambda: self.list_devices() == [], what="the object to go")
+        wait_for(lambda: len(self.history_mounts()) == 2, what="the pulled mount's entry")
+        # udisks' late unmount adds nothing
+        self.udisks_mount_points([])
+        self.pump(1.5)
+        self.assertEqual(len(self.history_mounts()), 2)
+        r = self.cli("status", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_history_write_off_the_main_loop(self):
+        # another vfat-smart holds the state lock when the mount ends: the
+        # history's write waits for it (up to 10 s) in a worker, and the
+        # daemon keeps answering meanwhile
+        _, bdi, path = self.managed_stick()
+        self.mounted_copy(bdi, path)
+        lock = open(os.path.join(self.state, ".lock"), "a")
+        self.addCleanup(lock.close)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        self.udisks_mount_points([])
+        wait_for(lambda: self.prop(path, "MountPoints") == [], what="the unmount")
+        for _ in range(4):
+            t0 = time.monotonic()
+            self.assertEqual(self.prop(path, "Bdi"), bdi)
+            self.assertLess(time.monotonic() - t0, 1.0, "the main loop was blocked")
+            self.pump(0.5)
+        self.assertEqual(self.prop(path, "History"), "")
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        wait_for(lambda: self.prop(path, "History") != "", what="the history")
+        self.assertRegex(self.prop(path, "History"), r"^last 1 mounts: [0-9.]+ MB/s$")
 
     # ---- per-user options (issue 14) ----
 
@@ -599,6 +716,55 @@ class TestDaemon(unittest.TestCase):
         self.assertIn("NotAuthorized", err)
         self.assertIn("org.vfatsmart.manage", err)
         self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+
+    def test_polkit_answer_after_the_drive_changed(self):
+        # polkit decided on a target (this mount, MountedBy = the caller); its
+        # answer comes after a dialog: by then the drive may be another mount
+        # or gone, and the call must not act on what it was not decided for
+        self.admin_settings()
+        _, bdi, path = self.user_mounted_stick(self.caller_uid())
+        self.start_daemon()
+        wait_for(lambda: self.prop(path, "MountedBy") == self.caller_uid(), what="MountedBy")
+        self.polkit_allow(["org.vfatsmart.tune-own-device"])
+        self.polkit_hang(["org.vfatsmart.tune-own-device"])
+        call = self.start_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        wait_for(lambda: self.polkit_mock("HaveHangingCalls").unpack()[0],
+                 what="the check in polkitd")
+        # unmounted and mounted again elsewhere (same user) meanwhile
+        other = os.path.join(os.path.dirname(self.mount_dir), "STICKSS1")
+        os.makedirs(other, exist_ok=True)
+        os.chown(other, self.caller_uid(), self.caller_uid())
+        self.udisks_mount_points([other])
+        wait_for(lambda: self.prop(path, "MountPoints") == [other], what="the new mount")
+        self.polkit_release()
+        _, err = call.communicate(timeout=30)
+        self.assertNotEqual(call.returncode, 0)
+        self.assertIn("org.vfatsmart.VfatSmart1.Error.TargetChanged", err)
+        self.assertIn("mounted again", err)
+        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        self.assertEqual(self.policy_of(path)["max-dirty-seconds"][1], "built-in")
+        # unchanged while polkit is asked: it acts
+        self.polkit_hang(["org.vfatsmart.tune-own-device"])
+        call = self.start_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.polkit_release()
+        _, err = call.communicate(timeout=30)
+        self.assertEqual(call.returncode, 0, err)
+        self.assertEqual(self.prop(path, "CapBytes"), 19 * 1024 * 1024)
+        # the drive goes while polkit is asked
+        self.polkit_hang(["org.vfatsmart.tune-own-device"])
+        call = self.start_unprivileged(path, "Apply")
+        wait_for(lambda: self.polkit_mock("HaveHangingCalls").unpack()[0],
+                 what="the check in polkitd")
+        _, disk_sys, _ = self.fixture_nodes("usb-storage-ss-stick")
+        self.bed.remove_device(disk_sys)
+        self.assertEqual(self.cli("forget", bdi).returncode, 0)
+        wait_for(lambda: self.list_devices() == [], what="the object to go")
+        self.polkit_release()
+        _, err = call.communicate(timeout=30)
+        self.assertNotEqual(call.returncode, 0)
+        self.assertIn("TargetChanged", err)
+        self.assertIn("went away", err)
+        self.assertFalse(os.path.exists(os.path.join(self.state, bdi.replace(":", "-") + ".state")))
 
     def test_options_survive_restart(self):
         self.admin_settings()
@@ -771,6 +937,43 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(n[3], "STICKSS was unplugged too early")
         self.assertRegex(n[4], r"^About 23.4.MiB written to it had not reached the drive")
         self.assertFalse(os.path.exists(os.path.join(self.state, bdi.replace(":", "-") + ".options")))
+
+    def test_sigterm_waits_for_a_running_apply(self):
+        _, bdi, path = self.managed_stick()
+        self.start_daemon()
+        self.polkit_allow(["org.vfatsmart.manage"])
+        # another vfat-smart holds the state lock: the daemon's apply waits in
+        # its worker (up to 10 s)
+        lock = open(os.path.join(self.state, ".lock"), "a")
+        self.addCleanup(lock.close)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        call = self.start_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.pump(1.5)
+        self.assertIsNone(call.poll(), "the apply did not wait for the lock")
+        self.daemon.terminate()
+        self.pump(1.5)
+        self.assertIsNone(self.daemon.poll(), "exited while an apply ran in its worker")
+        # no new change meanwhile; reading goes on
+        ok, err = self.call_unprivileged(path, "Apply")
+        self.assertFalse(ok)
+        self.assertIn("org.vfatsmart.VfatSmart1.Error.Busy", err)
+        self.assertIn("shutting down", err)
+        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        with self.assertRaisesRegex(GLib.Error, "Error.Busy.*shutting down"):
+            self.call(MANAGER, "RestoreAll", iface="org.vfatsmart.VfatSmart1.Manager")
+        # the lock goes: the apply ends, its caller is answered, then the exit
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        _, err = call.communicate(timeout=30)
+        self.assertEqual(call.returncode, 0, err)
+        self.assertEqual(self.daemon.wait(15), 0)
+        self.daemon = None
+        wait_for(lambda: not self.name_has_owner(BUS_NAME), what="the name to go")
+        with open(os.path.join(self.root, "sys/class/bdi", bdi, "max_bytes")) as f:
+            self.assertEqual(int(f.read()), 19 * 1024 * 1024)
+        with open(os.path.join(self.state, bdi.replace(":", "-") + ".state")) as f:
+            record = f.read()
+        self.assertIn("pending=false", record)
+        self.assertIn("cap-bytes=%d" % (19 * 1024 * 1024), record)
 
     def test_idle_exit(self):
         _, _, path = self.managed_stick()

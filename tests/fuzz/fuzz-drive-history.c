@@ -42,7 +42,7 @@ check_drive (const VsmDriveHistory *h)
 static void
 fuzz_history (const char *text, size_t size)
 {
-  g_autoptr (GPtrArray) drives = vsm_drive_history_parse (text, size, NULL);
+  g_autoptr (GPtrArray) drives = vsm_drive_history_parse (text, size, NULL, NULL);
   g_autoptr (GPtrArray) again = NULL;
   g_autofree char *data = NULL;
   gsize len = 0;
@@ -53,7 +53,7 @@ fuzz_history (const char *text, size_t size)
   for (guint i = 0; i < drives->len; i++)
     check_drive (g_ptr_array_index (drives, i));
   data = vsm_drive_history_serialize (drives, &len);
-  again = vsm_drive_history_parse (data, len, NULL);
+  again = vsm_drive_history_parse (data, len, NULL, NULL);
   fuzz_assert (again != NULL && again->len == drives->len);
   for (guint i = 0; i < drives->len; i++)
     {

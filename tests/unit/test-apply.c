@@ -388,6 +388,50 @@ test_global_slowest_and_changed_by_other (Tree *t, gconstpointer data)
   g_assert_cmpuint (g->knobs->len, ==, 0);
 }
 
+/* udev at the plug and the daemon: the vm.* knobs only while a filesystem
+ * of the disk is mounted. The fixture's loop disks are never mounted, so a
+ * plan applied this way takes none, and a drive that held them lets go
+ * (the mounted case is the lab's agent check on 6.1). */
+static void
+test_global_while_mounted (Tree *t, gconstpointer data)
+{
+  const VsmApplyOptions at_plug = { "udev", 200, TRUE };
+  g_autoptr (VsmDevice) a = device (2);
+  g_autoptr (VsmPlan) pa = plan_for (a, VSM_FLUSH_MODE_AUTO, TRUE);
+  g_autoptr (VsmState) s1 = NULL, s2 = NULL, s3 = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmGlobalState) g = NULL;
+
+  /* no such disk on this machine: nothing of it is mounted, whatever the
+   * host's loop devices do meanwhile */
+  g_free (a->disk_syspath);
+  a->disk_syspath = g_strdup ("/sys/devices/virtual/block/vsm-test-never-mounted");
+  s1 = vsm_apply (a, pa, &at_plug, &error);
+  g_assert_no_error (error);
+  g_assert_false (s1->uses_global);
+  assert_file (t, "proc/sys/vm/dirty_bytes", "0");
+  assert_file (t, "proc/sys/vm/dirty_ratio", "20");
+  g = vsm_global_state_load (&error);
+  g_assert_cmpuint (g->owners->len, ==, 0);
+  g_clear_pointer (&g, vsm_global_state_free);
+  /* an admin's apply (or the mount helper) takes them... */
+  s2 = vsm_apply (a, pa, &options, &error);
+  g_assert_no_error (error);
+  assert_file (t, "proc/sys/vm/dirty_bytes", "39845888");
+  /* a kernel zeroes the ratios when the bytes are set */
+  put (t, "proc/sys/vm/dirty_ratio", "0");
+  put (t, "proc/sys/vm/dirty_background_ratio", "0");
+  /* ...and the daemon, seeing the disk unmounted, lets go of them: the
+   * ratios are written back (which zeroes the bytes in a kernel) */
+  s3 = vsm_apply (a, pa, &at_plug, &error);
+  g_assert_no_error (error);
+  g_assert_false (s3->uses_global);
+  assert_file (t, "proc/sys/vm/dirty_ratio", "20");
+  assert_file (t, "proc/sys/vm/dirty_background_ratio", "10");
+  g = vsm_global_state_load (&error);
+  g_assert_cmpuint (g->owners->len, ==, 0);
+}
+
 /* an owner of the vm.* knobs without a record (a crash, a full /run) is
  * dropped by restore --all, which then puts the knobs back */
 static void
@@ -489,6 +533,7 @@ main (int argc, char **argv)
   ADD ("/apply/pulled-during-apply", test_pulled_during_apply);
   ADD ("/apply/global-knobs-and-owners", test_global_knobs_and_owners);
   ADD ("/apply/global-slowest-and-changed-by-other", test_global_slowest_and_changed_by_other);
+  ADD ("/apply/global-while-mounted", test_global_while_mounted);
   ADD ("/apply/phantom-owner", test_phantom_owner);
   ADD ("/apply/release-phantom-owners", test_release_phantom_owners);
   ADD ("/apply/corrupt-record-is-reported", test_corrupt_record_is_reported);

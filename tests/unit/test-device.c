@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include "vsm-drive-history.h"
 #include "vsm-manager.h"
 #include "vsm-paths.h"
 #include "vsm-udev.h"
@@ -457,6 +458,41 @@ test_bad_specs (void)
     }
 }
 
+/* A partitioned stick without a USB serial: the disk (as the daemon sees
+ * it), the partition (as the udev helper and the CLI see it) and the udev
+ * helper's event name the drive by the same identity, its partition's
+ * filesystem UUID. */
+static void
+test_identity_without_serial (void)
+{
+  static const char *const usb = "/sys/devices/pci0000:00/0000:00:02.0/usb2/2-1";
+  g_autoptr (UMockdevTestbed) bed = umockdev_testbed_new ();
+  g_autofree char *rec =
+    g_build_filename (FIXTURE_DIR, "6.12", "usb-storage-ss-stick.umockdev", NULL);
+  g_autoptr (GUdevClient) client = NULL;
+  g_autoptr (VsmDevice) disk = NULL, part = NULL, event = NULL;
+  g_autofree char *a = NULL, *b = NULL, *c = NULL;
+  const char *const envp[] = { "ID_FS_TYPE=vfat", "ID_FS_UUID=55AA-0001", NULL };
+
+  g_assert_true (umockdev_testbed_add_from_file (bed, rec, NULL));
+  umockdev_testbed_set_attribute (bed, usb, "serial", "");
+  client = g_udev_client_new (NULL);
+  disk = vsm_device_new_from_spec (client, "/dev/sdc", NULL);
+  part = vsm_device_new_from_spec (client, "/dev/sdc1", NULL);
+  event = vsm_device_new_from_spec (client, "/dev/sdc1", NULL);
+  g_assert_nonnull (disk);
+  g_assert_nonnull (part);
+  g_assert_null (disk->usb->serial);
+  vsm_udev_device_from_event (event, envp);
+  a = vsm_drive_identity (disk);
+  b = vsm_drive_identity (part);
+  c = vsm_drive_identity (event);
+  g_assert_cmpstr (b, ==, "uuid:55AA-0001");
+  g_assert_cmpstr (a, ==, b);
+  g_assert_cmpstr (c, ==, b);
+  g_assert_null (part->disk_fs_uuid);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -464,6 +500,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/device/bad-specs", test_bad_specs);
   g_test_add_func ("/udev/env-line", test_udev_env_line);
+  g_test_add_func ("/device/identity-without-serial", test_identity_without_serial);
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       const FixtureCase *c = &cases[i];

@@ -30,7 +30,7 @@ static void
 test_parse_real (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) d = vsm_drive_history_parse (real_file, strlen (real_file), &error);
+  g_autoptr (GPtrArray) d = vsm_drive_history_parse (real_file, strlen (real_file), NULL, &error);
   VsmDriveHistory *h;
   g_autofree char *text = NULL, *again = NULL;
   g_autoptr (GPtrArray) d2 = NULL;
@@ -51,56 +51,119 @@ test_parse_real (void)
 
   /* round trip */
   again = vsm_drive_history_serialize (d, &len);
-  d2 = vsm_drive_history_parse (again, len, &error);
+  d2 = vsm_drive_history_parse (again, len, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (d2->len, ==, 2);
   g_assert_cmpuint (((VsmDriveHistory *)g_ptr_array_index (d2, 0))->bandwidth, ==, 19968000);
 }
 
+/* One parse: the drives, and how many entries were skipped */
+static GPtrArray *
+parse (const char *text, gsize len, guint *n_skipped)
+{
+  g_autoptr (GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) error = NULL;
+  GPtrArray *d = vsm_drive_history_parse (text, len, problems, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (d);
+  for (guint i = 0; i < problems->len; i++)
+    g_test_message ("skipped: %s", (char *)g_ptr_array_index (problems, i));
+  *n_skipped = problems->len;
+  return d;
+}
+
+/* a bad entry costs only itself: the drive keeps the rest */
+static void
+test_parse_bad_entries (void)
+{
+  static const struct
+  {
+    const char *text;
+    guint64 bandwidth; /* what the drive keeps */
+    guint mounts;
+  } cases[] = {
+    /* truncated in the middle of a mount: the mount goes */
+    { "[drive usb:1:2:3]\nbandwidth=1000000\nupdated=1\nmounts=1:2:3:4:5;1:2:3", 1000000, 1 },
+    /* no bandwidth, or numbers that are not: learned again from the newest mount */
+    { "[drive usb:1:2:3]\nupdated=1\nmounts=7:5000000:1:1:1;\n", 5000000, 1 },
+    { "[drive usb:1:2:3]\nbandwidth=-5\nupdated=1\nmounts=\n", 0, 0 },
+    { "[drive usb:1:2:3]\nbandwidth=1e9\nupdated=1\nmounts=1:3000000:1:1:1;\n", 3000000, 1 },
+    { "[drive usb:1:2:3]\nbandwidth=99999999999999999999999\nupdated=x\nmounts=\n", 0, 0 },
+    { "[drive usb:1:2:3]\nbandwidth=100\nupdated=1\nmounts=1:2:3:4:nan;2:2:3:4:1;\n", 100, 1 },
+    { "[drive usb:1:2:3]\nbandwidth=100\nupdated=1\nmounts=1:2:3:4:5:6;x;;2:2:3:4:1\n", 100, 1 },
+    { "[drive usb:1:2:3]\nbandwidth=100\nupdated=1\nmounts=1:99999999999:3:4:5;\n", 100, 0 },
+    /* more than the policy's maximum bandwidth */
+    { "[drive usb:1:2:3]\nbandwidth=10000000001\nupdated=1\nmounts=\n", 0, 0 },
+    /* binary in the middle: that line goes */
+    { "[drive usb:1:2:3]\nbandwidth=100\n\x01\xff\xfe\x80garbage\nupdated=1\nmounts=1:2:3:4:5;\n",
+      100, 1 },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      guint skipped = 0;
+      g_autoptr (GPtrArray) d = parse (cases[i].text, strlen (cases[i].text), &skipped);
+      VsmDriveHistory *h;
+
+      g_test_message ("case %zu", i);
+      g_assert_cmpuint (d->len, ==, 1);
+      h = g_ptr_array_index (d, 0);
+      g_assert_cmpstr (h->identity, ==, "usb:1:2:3");
+      g_assert_cmpuint (h->bandwidth, ==, cases[i].bandwidth);
+      g_assert_cmpuint (h->mounts->len, ==, cases[i].mounts);
+      g_assert_cmpuint (skipped, >, 0);
+    }
+}
+
 static void
 test_parse_truncated_and_hostile (void)
 {
+  /* the identity is the entry: a group that is not a drive of ours goes */
   static const char *const bad_groups[] = {
-    /* truncated in the middle of a mount */
-    "[drive usb:1:2:3]\nbandwidth=1000000\nupdated=1\nmounts=1:2:3",
-    /* no bandwidth */
-    "[drive usb:1:2:3]\nupdated=1\nmounts=\n",
-    /* numbers that are not */
-    "[drive usb:1:2:3]\nbandwidth=-5\nupdated=1\nmounts=\n",
-    "[drive usb:1:2:3]\nbandwidth=1e9\nupdated=1\nmounts=\n",
-    "[drive usb:1:2:3]\nbandwidth=99999999999999999999999\nupdated=1\nmounts=\n",
-    "[drive usb:1:2:3]\nbandwidth=100\nupdated=1\nmounts=1:2:3:4:nan;\n",
-    "[drive usb:1:2:3]\nbandwidth=100\nupdated=1\nmounts=1:2:3:4:5:6;\n",
-    /* more than the policy's maximum bandwidth */
-    "[drive usb:1:2:3]\nbandwidth=10000000001\nupdated=1\nmounts=\n",
-    /* identities that are not ours */
     "[drive /etc/passwd]\nbandwidth=100\nupdated=1\nmounts=\n",
     "[drive usb:a b]\nbandwidth=100\nupdated=1\nmounts=\n",
     "[drive ]\nbandwidth=100\nupdated=1\nmounts=\n",
   };
-  static const char *const not_key_files[] = { "\x01\x02garbage", "bandwidth=1\n", "[unclosed\n" };
+  /* not a key file at all: nothing, and no error (the next record rewrites it) */
+  static const char *const not_key_files[] = { "\x01\x02garbage", "bandwidth=1\n", "[unclosed\n",
+                                               "[drive usb:1:2:3]]\nbandwidth=1\n" };
+  static const char good[] =
+    "[drive uuid:GOOD]\nbandwidth=100000\nupdated=1\nmounts=1:100000:1:1:1\n";
   g_autoptr (GString) many = g_string_new ("");
+  g_autoptr (GString) nul = g_string_new (good);
+  guint skipped;
 
   for (gsize i = 0; i < G_N_ELEMENTS (bad_groups); i++)
     {
-      g_autoptr (GError) error = NULL;
-      g_autoptr (GPtrArray) d =
-        vsm_drive_history_parse (bad_groups[i], strlen (bad_groups[i]), &error);
-      g_assert_no_error (error);
-      g_assert_cmpuint (d->len, ==, 0); /* skipped whole, never half-read */
+      g_autoptr (GString) text = g_string_new (bad_groups[i]);
+      g_autoptr (GPtrArray) d = NULL;
+      g_string_append (text, good);
+      d = parse (text->str, text->len, &skipped);
+      g_assert_cmpuint (d->len, ==, 1);
+      g_assert_cmpstr (((VsmDriveHistory *)g_ptr_array_index (d, 0))->identity, ==, "uuid:GOOD");
+      g_assert_cmpuint (skipped, ==, 1);
     }
   for (gsize i = 0; i < G_N_ELEMENTS (not_key_files); i++)
     {
-      g_autoptr (GError) error = NULL;
-      g_autoptr (GPtrArray) d =
-        vsm_drive_history_parse (not_key_files[i], strlen (not_key_files[i]), &error);
-      g_assert_null (d);
-      g_assert_nonnull (error);
+      g_autoptr (GPtrArray) d = parse (not_key_files[i], strlen (not_key_files[i]), &skipped);
+      g_assert_cmpuint (d->len, ==, 0);
+      g_assert_cmpuint (skipped, >, 0);
     }
+  /* a NUL byte: the line goes, the rest stays */
+  static const char with_nul[] = "[drive uuid:NUL]\nbandwidth=1\0002\nupdated=1\nmounts=\n"
+                                 "[drive uuid:N\0UL]\nbandwidth=5\n";
+  g_string_append_len (nul, with_nul, sizeof with_nul - 1);
+  {
+    g_autoptr (GPtrArray) d = parse (nul->str, nul->len, &skipped);
+    g_assert_cmpuint (d->len, ==, 2);
+    g_assert_cmpuint (((VsmDriveHistory *)g_ptr_array_index (d, 1))->bandwidth, ==, 0);
+  }
   /* empty: no drives */
   {
-    g_autoptr (GPtrArray) d = vsm_drive_history_parse ("", 0, NULL);
+    g_autoptr (GPtrArray) d = parse ("", 0, &skipped);
     g_assert_cmpuint (d->len, ==, 0);
+    g_assert_cmpuint (skipped, ==, 0);
   }
   /* 1000 groups: at most the bound is read; 100 mounts: the newest 8 */
   for (guint i = 0; i < 1000; i++)
@@ -109,16 +172,35 @@ test_parse_truncated_and_hostile (void)
   for (guint i = 0; i < 100; i++)
     g_string_append_printf (many, "%u:1000000:1:1:1;", i);
   {
-    g_autoptr (GPtrArray) d = vsm_drive_history_parse (many->str, many->len, NULL);
+    g_autoptr (GPtrArray) d = parse (many->str, many->len, &skipped);
     g_assert_cmpuint (d->len, ==, VSM_DRIVE_HISTORY_MAX_DRIVES);
   }
   {
     const char *tail = strstr (many->str, "[drive uuid:many-mounts]");
-    g_autoptr (GPtrArray) d = vsm_drive_history_parse (tail, strlen (tail), NULL);
+    g_autoptr (GPtrArray) d = parse (tail, strlen (tail), &skipped);
     VsmDriveHistory *h = g_ptr_array_index (d, 0);
     g_assert_cmpuint (h->mounts->len, ==, VSM_DRIVE_HISTORY_MAX_MOUNTS);
     g_assert_cmpint (g_array_index (h->mounts, VsmDriveMount, 0).at_usec, ==, 92);
   }
+}
+
+/* more than the bound: only the first VSM_DRIVE_HISTORY_MAX_BYTES count,
+ * cut at a line's end; the drives in them stay */
+static void
+test_parse_huge (void)
+{
+  g_autoptr (GString) huge = g_string_new ("[drive uuid:FIRST]\nbandwidth=100000\nupdated=1\n"
+                                           "mounts=1:100000:1:1:1\n[filler]\n");
+  g_autoptr (GPtrArray) d = NULL;
+  guint skipped;
+
+  while (huge->len < 3 * VSM_DRIVE_HISTORY_MAX_BYTES)
+    g_string_append (huge, "x=0123456789012345678901234567890123456789\n");
+  g_string_append (huge, "[drive uuid:LAST]\nbandwidth=1\nupdated=1\nmounts=\n");
+  d = parse (huge->str, huge->len, &skipped);
+  g_assert_cmpuint (d->len, ==, 1);
+  g_assert_cmpstr (((VsmDriveHistory *)g_ptr_array_index (d, 0))->identity, ==, "uuid:FIRST");
+  g_assert_cmpuint (skipped, >, 0);
 }
 
 static void
@@ -228,15 +310,62 @@ test_record_and_forget (Tree *t, gconstpointer data)
   g_assert_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
 
-  /* a hostile file (world-writable, or a FIFO) is not obeyed */
+  /* a hostile file (world-writable, or a FIFO) is not obeyed: not read, and
+   * replaced by the next record */
   g_assert_cmpint (g_chmod (path, 0666), ==, 0);
-  g_assert_false (vsm_drive_history_record ("uuid:x", &m, &error));
+  g_assert_null (vsm_drive_history_load ("uuid:0011", &error));
   g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+  g_clear_error (&error);
+  g_assert_true (vsm_drive_history_record ("uuid:x", &m, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_lstat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0644);
+  g_clear_pointer (&h, vsm_drive_history_free);
+  h = vsm_drive_history_load ("uuid:0011", &error);
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND);
   g_clear_error (&error);
   g_assert_cmpint (g_unlink (path), ==, 0);
   g_assert_cmpint (mkfifo (path, 0644), ==, 0);
   g_assert_null (vsm_drive_history_load ("uuid:x", &error));
   g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+  g_clear_error (&error);
+  g_assert_true (vsm_drive_history_record ("uuid:x", &m, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_lstat (path, &st), ==, 0);
+  g_assert_true (S_ISREG (st.st_mode));
+}
+
+/* a file far over the bound (another program, a disk error) is read only
+ * up to it, never whole, and the next record writes it bounded again */
+static void
+test_record_over_huge_file (Tree *t, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (t->root, "lib", "drives.history", NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr (GString) huge = g_string_new ("[drive uuid:OLD]\nbandwidth=100000\nupdated=1\n"
+                                           "mounts=1:100000:1:1:1\n");
+  VsmDriveMount m = { .at_usec = 1, .bandwidth = 18200000, .seconds_to_safe = 2.5 };
+  g_autoptr (VsmDriveHistory) old = NULL, now = NULL;
+  struct stat st;
+
+  while (huge->len < 8 * 1024 * 1024)
+    g_string_append (huge, "\x01\x02 binary, not a key file \xff\xfe\n");
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, huge->str, huge->len, NULL));
+  g_assert_cmpint (g_chmod (path, 0644), ==, 0);
+  old = vsm_drive_history_load ("uuid:OLD", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (old->bandwidth, ==, 100000);
+  g_assert_true (vsm_drive_history_record ("uuid:NEW", &m, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_lstat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_size, <=, VSM_DRIVE_HISTORY_MAX_BYTES);
+  now = vsm_drive_history_load ("uuid:NEW", &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&old, vsm_drive_history_free);
+  old = vsm_drive_history_load ("uuid:OLD", &error);
+  g_assert_no_error (error);
 }
 
 static VsmDevice *
@@ -295,6 +424,10 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/drive-history/parse-real", test_parse_real);
   g_test_add_func ("/drive-history/parse-truncated-hostile", test_parse_truncated_and_hostile);
+  g_test_add_func ("/drive-history/parse-bad-entries", test_parse_bad_entries);
+  g_test_add_func ("/drive-history/parse-huge", test_parse_huge);
+  g_test_add ("/drive-history/record-over-huge-file", Tree, NULL, tree_setup,
+              test_record_over_huge_file, tree_teardown);
   g_test_add_func ("/drive-history/identity", test_identity);
   g_test_add ("/drive-history/record-forget", Tree, NULL, tree_setup, test_record_and_forget,
               tree_teardown);

@@ -19,6 +19,7 @@
 #define G_SETTINGS_ENABLE_BACKEND
 #include <gio/gsettingsbackend.h>
 #include <glib/gstdio.h>
+#include <locale.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -109,6 +110,104 @@ test_bdi_stats (void)
   g_assert_false (vsm_bdi_stats_parse ("BdiWriteback:  12 kB\n", &info)); /* truncated */
   g_assert_false (vsm_bdi_stats_parse ("BdiWriteback: x kB\nBdiReclaimable: y kB\n", &info));
   g_assert_false (vsm_bdi_stats_parse ("\x01\x02garbage:::\n::\n", &info));
+}
+
+/* what the lab's 2-CPU 6.12 guest showed for minutes after a copy had
+ * drained: per-CPU counter residue, no dirty inode */
+static const char bdi_stats_residue[] = "BdiWriteback:                0 kB\n"
+                                        "BdiReclaimable:             64 kB\n"
+                                        "BdiDirtied:             65600 kB\n"
+                                        "b_dirty:                     0\n"
+                                        "b_io:                        0\n"
+                                        "b_more_io:                   0\n"
+                                        "b_dirty_time:                1\n";
+
+static void
+test_bdi_residue (void)
+{
+  VsmDirtyInfo info;
+  guint64 err2 = vsm_wb_stat_error_bytes (2, 4096);
+  g_autofree char *text = NULL;
+
+  /* nr_cpu_ids x 8 x (1 + ilog2 (nr_cpu_ids)) pages */
+  g_assert_cmpuint (vsm_wb_stat_error_bytes (1, 4096), ==, 32768);
+  g_assert_cmpuint (err2, ==, 131072);
+  g_assert_cmpuint (vsm_wb_stat_error_bytes (16, 4096), ==, 2621440);
+  g_assert_cmpuint (vsm_wb_stat_error_bytes (0, 4096), ==, 32768);
+
+  g_assert_true (vsm_bdi_stats_parse (bdi_stats_residue, &info));
+  vsm_dirty_info_discount_residual (&info, err2, TRUE);
+  g_assert_cmpuint (info.dirty_bytes, ==, 0);
+  g_assert_cmpuint (info.residual_bytes, ==, 65536);
+
+  /* a dirty inode: the figure stands, however small */
+  g_assert_true (vsm_bdi_stats_parse (bdi_stats_612, &info));
+  vsm_dirty_info_discount_residual (&info, G_MAXUINT64, TRUE);
+  g_assert_cmpuint (info.dirty_bytes, ==, 26624 * 1024);
+  g_assert_cmpuint (info.residual_bytes, ==, 0);
+
+  /* above the error: real, stands */
+  text = g_strdup_printf ("BdiWriteback: 0 kB\nBdiReclaimable: 132 kB\nb_dirty: 0\n");
+  g_assert_true (vsm_bdi_stats_parse (text, &info));
+  vsm_dirty_info_discount_residual (&info, err2, TRUE);
+  g_assert_cmpuint (info.dirty_bytes, ==, 132 * 1024);
+  g_clear_pointer (&text, g_free);
+
+  /* writeback: only when the whole system has none */
+  text = g_strdup_printf ("BdiWriteback: 64 kB\nBdiReclaimable: 0 kB\nb_dirty: 0\n");
+  g_assert_true (vsm_bdi_stats_parse (text, &info));
+  vsm_dirty_info_discount_residual (&info, err2, FALSE);
+  g_assert_cmpuint (info.writeback_bytes, ==, 65536);
+  vsm_dirty_info_discount_residual (&info, err2, TRUE);
+  g_assert_cmpuint (info.writeback_bytes, ==, 0);
+  g_clear_pointer (&text, g_free);
+
+  /* a kernel that prints no inode lists: nothing to go by */
+  g_assert_true (vsm_bdi_stats_parse ("BdiWriteback: 0 kB\nBdiReclaimable: 64 kB\n", &info));
+  vsm_dirty_info_discount_residual (&info, err2, TRUE);
+  g_assert_cmpuint (info.dirty_bytes, ==, 65536);
+}
+
+/* vsm_dirty_info_read on a tree: debugfs' stats, sysfs' possible CPUs */
+static void
+test_dirty_info_read_residue (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("vsm-residue-XXXXXX", NULL);
+  g_autofree char *bdi = g_build_filename (root, "bdi", "8:0", NULL);
+  g_autofree char *cpu = g_build_filename (root, "devices", "system", "cpu", NULL);
+  g_autofree char *stats = g_build_filename (bdi, "stats", NULL);
+  g_autofree char *possible = g_build_filename (cpu, "possible", NULL);
+  VsmDirtyInfo info;
+
+  g_assert_cmpint (g_mkdir_with_parents (bdi, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (cpu, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (stats, bdi_stats_residue, -1, NULL));
+  vsm_paths_set_root (VSM_ROOT_DEBUGFS, root);
+  vsm_paths_set_root (VSM_ROOT_SYSFS, root);
+  /* 1 CPU: 32 KiB of error, 64 KiB is real */
+  g_assert_true (g_file_set_contents (possible, "0\n", -1, NULL));
+  vsm_dirty_info_read ("8:0", &info);
+  g_assert_cmpuint (info.dirty_bytes, ==, 65536);
+  /* 2 CPUs (the lab's guest), and sparse lists */
+  g_assert_true (g_file_set_contents (possible, "0-1\n", -1, NULL));
+  vsm_dirty_info_read ("8:0", &info);
+  g_assert_cmpuint (info.dirty_bytes, ==, 0);
+  g_assert_cmpuint (info.residual_bytes, ==, 65536);
+  g_assert_true (g_file_set_contents (possible, "0,3\n", -1, NULL));
+  vsm_dirty_info_read ("8:0", &info);
+  g_assert_cmpuint (info.dirty_bytes, ==, 0);
+  vsm_paths_set_root (VSM_ROOT_DEBUGFS, NULL);
+  vsm_paths_set_root (VSM_ROOT_SYSFS, NULL);
+  g_unlink (stats);
+  g_unlink (possible);
+  for (const char *const *d = (const char *const[]){ "bdi/8:0", "bdi", "devices/system/cpu",
+                                                     "devices/system", "devices", NULL };
+       *d; d++)
+    {
+      g_autofree char *dir = g_build_filename (root, *d, NULL);
+      g_rmdir (dir);
+    }
+  g_rmdir (root);
 }
 
 static void
@@ -698,14 +797,40 @@ test_umount_args (void)
     }
 }
 
+/* the unit after a no-break space in UTF-8, a plain one elsewhere (a C
+ * locale showed "38.0?MiB") */
+static void
+test_format_bytes (void)
+{
+  g_autofree char *utf8 = NULL, *c = NULL, *small = NULL;
+  char *old = g_strdup (setlocale (LC_ALL, NULL));
+
+  if (setlocale (LC_ALL, "C.UTF-8") != NULL)
+    {
+      utf8 = vsm_format_bytes (38 << 20);
+      g_assert_cmpstr (utf8, ==, "38.0\u00a0MiB");
+    }
+  g_assert_nonnull (setlocale (LC_ALL, "C"));
+  g_assert_false (g_get_charset (NULL));
+  c = vsm_format_bytes (38 << 20);
+  g_assert_cmpstr (c, ==, "38.0 MiB");
+  small = vsm_format_bytes (512);
+  g_assert_cmpstr (small, ==, "512 B");
+  setlocale (LC_ALL, old);
+  g_free (old);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/parse/disk-stat", test_disk_stat);
+  g_test_add_func ("/format/bytes", test_format_bytes);
   g_test_add_func ("/parse/bdi-stats", test_bdi_stats);
   g_test_add_func ("/parse/meminfo", test_meminfo);
+  g_test_add_func ("/parse/bdi-residue", test_bdi_residue);
+  g_test_add_func ("/parse/dirty-info-read-residue", test_dirty_info_read_residue);
   g_test_add_func ("/parse/numbers-and-knobs", test_numbers);
   g_test_add_func ("/state/roundtrip", test_state_roundtrip);
   g_test_add_func ("/state/garbage", test_state_garbage);

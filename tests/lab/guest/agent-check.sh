@@ -30,6 +30,8 @@ sleep 2
 chown labuser "$W"
 cat > "$W/session.sh" << 'EOF'
 W=$1
+# dbusmock looks for its template in the cwd first: root's home is not labuser's to stat
+cd "$W" || exit 1
 /usr/bin/python3 -m dbusmock --template notification_daemon -l "$W/notify.log" > "$W/dbusmock.log" 2>&1 &
 for i in $(seq 50); do gdbus introspect --session -d org.freedesktop.Notifications -o /org/freedesktop/Notifications > /dev/null 2>&1 && break; sleep 0.2; done
 gsettings set org.vfatsmart max-dirty-seconds 1.0
@@ -128,6 +130,15 @@ if [[ $has_cap != *true* ]]; then
     bw=$(sed -n 's/^bandwidth=//p' "/run/vfat-smart/${bdi/:/-}.state")
     echo "   the plan's bandwidth: $bw B/s"
     check "$round: the admin's cap, not the user's half (no user value reaches vm.*)" bash -c "[ \$(cat /proc/sys/vm/dirty_bytes) -gt $(( ${bw:-0} * 3 / 2 )) ]"
+    if [ $round = restore ]; then
+      # the unmount lets go of them (udisks' change event after it included), the
+      # next mount takes them again
+      check "restore: udisksctl unmount" lab_as_user udisksctl unmount -b "$part"
+      check "restore: unmounted, vm.* are back ($orig) and stay so" \
+        bash -c "wait_until 20 bash -c '[ \$(cat /proc/sys/vm/dirty_bytes) = $orig ]' && sleep 5 && [ \$(cat /proc/sys/vm/dirty_bytes) = $orig ]"
+      lab_as_user udisksctl mount -b "$part" > /dev/null
+      check "restore: mounted again, vm.dirty_bytes is the cap again" wait_until 30 bash -c "[ \$(cat /proc/sys/vm/dirty_bytes) = \$(val $path CapBytes) ]"
+    fi
     if [ $round = changed ]; then
       echo 123456789 > /proc/sys/vm/dirty_bytes
       vfat-smart status > "$W/status-changed"

@@ -38,7 +38,7 @@ wait_until() {   # SECONDS CMD...: true once CMD is
   return 1
 }
 # the checks run some conditions in bash -c
-export -f val list
+export -f val list wait_until
 export D
 in_list() { list | grep -q "$1"; }
 between() { [ "${1:-0}" -ge "$2" ] && [ "${1:-0}" -le "$3" ]; }
