@@ -2,6 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define _GNU_SOURCE /* memrchr */
 #include "config.h"
 
 #include "vsm-drive-history.h"
@@ -198,12 +199,29 @@ group_parse (GKeyFile *kf, const char *group, GPtrArray *problems)
   return g_steal_pointer (&h);
 }
 
+/* the white space GKeyFile skips at a line's start */
+static gsize
+leading_space (const char *line, gsize len)
+{
+  gsize i = 0;
+
+  while (i < len && g_ascii_isspace (line[i]))
+    i++;
+  return i;
+}
+
+/* a header GKeyFile takes: "[NAME]", NAME not empty and without brackets
+ * or control characters, white space around */
 static gboolean
 is_group_line (const char *line, gsize len)
 {
+  gsize skip = leading_space (line, len);
+
+  line += skip;
+  len -= skip;
   while (len > 0 && g_ascii_isspace (line[len - 1]))
     len--;
-  if (len < 2 || line[0] != '[' || line[len - 1] != ']')
+  if (len < 3 || line[0] != '[' || line[len - 1] != ']')
     return FALSE;
   for (gsize i = 1; i < len - 1; i++)
     if (line[i] == '[' || line[i] == ']' || g_ascii_iscntrl (line[i]))
@@ -211,20 +229,25 @@ is_group_line (const char *line, gsize len)
   return TRUE;
 }
 
+/* "KEY=VALUE", KEY of letters, digits, '-', '_' and inner spaces, at
+ * least one not a space (GKeyFile refuses an empty key: the whole file) */
 static gboolean
 is_key_line (const char *line, gsize len)
 {
   const char *eq = memchr (line, '=', len);
+  gboolean named = FALSE;
 
-  if (eq == NULL || eq == line)
+  if (eq == NULL)
     return FALSE;
   for (const char *c = line; c < eq; c++)
     if (!g_ascii_isalnum (*c) && *c != '-' && *c != '_' && *c != ' ')
       return FALSE;
+    else
+      named |= *c != ' ';
   for (const char *c = eq + 1; c < line + len; c++)
     if (g_ascii_iscntrl (*c) && *c != '\t' && *c != '\r')
       return FALSE;
-  return TRUE;
+  return named;
 }
 
 /* What GKeyFile may read of data: every line that is a key file's (valid
@@ -252,7 +275,8 @@ sound_lines (const char *data, gsize len, GPtrArray *problems)
         }
       else
         problem (problems, "line %u skipped: not a key file's", n + 1);
-      if (group || (!sane && line[0] == '['))
+      /* any header, sound or not, ends the group before it */
+      if (group || (leading_space (line, l) < l && line[leading_space (line, l)] == '['))
         in_group = group;
       line += l + 1;
     }
@@ -269,7 +293,7 @@ vsm_drive_history_parse (const char *data, gsize len, GPtrArray *problems, GErro
 
   if (len > VSM_DRIVE_HISTORY_MAX_BYTES)
     {
-      const char *nl = g_strrstr_len (data, VSM_DRIVE_HISTORY_MAX_BYTES, "\n");
+      const char *nl = memrchr (data, '\n', VSM_DRIVE_HISTORY_MAX_BYTES);
       problem (problems, "larger than %u bytes: the rest skipped", VSM_DRIVE_HISTORY_MAX_BYTES);
       len = nl ? (gsize)(nl - data) + 1 : 0;
     }

@@ -184,6 +184,72 @@ test_parse_truncated_and_hostile (void)
   }
 }
 
+static guint64
+bandwidth_of (GPtrArray *d, const char *identity)
+{
+  for (guint i = 0; i < d->len; i++)
+    {
+      VsmDriveHistory *h = g_ptr_array_index (d, i);
+      if (g_str_equal (h->identity, identity))
+        return h->bandwidth;
+    }
+  return G_MAXUINT64;
+}
+
+/* a header GKeyFile would not take ends the group before it: the keys
+ * after it are no other drive's; an indented header is one (as GKeyFile
+ * reads it); a line GKeyFile refuses (an empty key, "[]") never reaches
+ * it, so one such line does not cost the whole file */
+static void
+test_parse_headers_and_keys (void)
+{
+  static const char a[] = "[drive uuid:A]\nbandwidth=100000\nupdated=1\nmounts=\n";
+  static const char *const cases[] = {
+    "[drive uuid:B\nbandwidth=200000\nupdated=2\n",
+    "[drive uuid:B]x\nbandwidth=200000\nupdated=2\n",
+    "[]\nbandwidth=200000\nupdated=2\n",
+    " =5\n\t  =6\n",
+  };
+  guint skipped;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = g_strconcat (a, cases[i], NULL);
+      g_autoptr (GPtrArray) d = parse (text, strlen (text), &skipped);
+      g_assert_cmpuint (d->len, ==, 1);
+      g_assert_cmpuint (bandwidth_of (d, "uuid:A"), ==, 100000);
+      g_assert_cmpuint (skipped, >, 0);
+    }
+  {
+    g_autofree char *text =
+      g_strconcat (a, "  [drive uuid:B]\nbandwidth=200000\nupdated=2\n", NULL);
+    g_autoptr (GPtrArray) d = parse (text, strlen (text), &skipped);
+    g_assert_cmpuint (d->len, ==, 2);
+    g_assert_cmpuint (bandwidth_of (d, "uuid:A"), ==, 100000);
+    g_assert_cmpuint (bandwidth_of (d, "uuid:B"), ==, 200000);
+  }
+}
+
+/* more than the bound with a NUL byte early: the cut is still at the
+ * last line end within the bound, not before the NUL */
+static void
+test_parse_huge_with_nul (void)
+{
+  g_autoptr (GString) huge = g_string_new ("[drive uuid:FIRST]\nbandwidth=100000\nupdated=1\n"
+                                           "mounts=\n[filler]\nx=a");
+  g_autoptr (GPtrArray) d = NULL;
+  guint skipped;
+
+  g_string_append_c (huge, '\0');
+  g_string_append (huge,
+                   "b\n[drive uuid:SECOND]\nbandwidth=200000\nupdated=1\nmounts=\n[filler]\n");
+  while (huge->len < 3 * VSM_DRIVE_HISTORY_MAX_BYTES)
+    g_string_append (huge, "x=0123456789012345678901234567890123456789\n");
+  d = parse (huge->str, huge->len, &skipped);
+  g_assert_cmpuint (d->len, ==, 2);
+  g_assert_cmpuint (bandwidth_of (d, "uuid:SECOND"), ==, 200000);
+}
+
 /* more than the bound: only the first VSM_DRIVE_HISTORY_MAX_BYTES count,
  * cut at a line's end; the drives in them stay */
 static void
@@ -426,6 +492,8 @@ main (int argc, char **argv)
   g_test_add_func ("/drive-history/parse-truncated-hostile", test_parse_truncated_and_hostile);
   g_test_add_func ("/drive-history/parse-bad-entries", test_parse_bad_entries);
   g_test_add_func ("/drive-history/parse-huge", test_parse_huge);
+  g_test_add_func ("/drive-history/parse-headers-keys", test_parse_headers_and_keys);
+  g_test_add_func ("/drive-history/parse-huge-nul", test_parse_huge_with_nul);
   g_test_add ("/drive-history/record-over-huge-file", Tree, NULL, tree_setup,
               test_record_over_huge_file, tree_teardown);
   g_test_add_func ("/drive-history/identity", test_identity);
