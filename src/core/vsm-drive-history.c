@@ -342,9 +342,9 @@ history_path (void)
 
 /* Every drive in the file; an absent file is an empty history. At most
  * the bound is read (vsm_state_read_file_max); what was skipped goes to
- * problems. */
+ * problems; untrusted (may be NULL): the file failed the state checks. */
 static GPtrArray *
-load_all (GPtrArray *problems, GError **error)
+load_all (GPtrArray *problems, gboolean *untrusted, GError **error)
 {
   g_autofree char *path = history_path ();
   g_autofree char *data = NULL;
@@ -352,7 +352,8 @@ load_all (GPtrArray *problems, GError **error)
   gsize len = 0;
 
   /* one byte more than the bound: the parser sees that there was more */
-  if (!vsm_state_read_file_max (path, VSM_DRIVE_HISTORY_MAX_BYTES + 1, &data, &len, &local))
+  if (!vsm_state_read_file_max (path, VSM_DRIVE_HISTORY_MAX_BYTES + 1, &data, &len, untrusted,
+                                &local))
     {
       if (g_error_matches (local, VSM_ERROR, VSM_ERROR_NOT_MANAGED))
         return g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_drive_history_free);
@@ -362,21 +363,22 @@ load_all (GPtrArray *problems, GError **error)
   return vsm_drive_history_parse (data, len, problems, error);
 }
 
-/* for a change: a file that cannot be trusted or read is replaced, what
- * could not be read of it is logged */
+/* for a change: a file that cannot be trusted or parsed is replaced, what
+ * could not be read of it is logged; one that could not be read now (EIO,
+ * EMFILE, a short read) fails the change and stays, every drive in it */
 static GPtrArray *
 load_all_for_change (GError **error)
 {
   g_autoptr (GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GError) local = NULL;
-  GPtrArray *drives = load_all (problems, &local);
+  gboolean untrusted = FALSE;
+  GPtrArray *drives = load_all (problems, &untrusted, &local);
 
   for (guint i = 0; i < problems->len; i++)
     g_message ("drive history: %s", (char *)g_ptr_array_index (problems, i));
   if (drives != NULL)
     return drives;
-  if (!g_error_matches (local, VSM_ERROR, VSM_ERROR_STATE) &&
-      !g_error_matches (local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE))
+  if (!untrusted && !g_error_matches (local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE))
     {
       g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
@@ -459,7 +461,7 @@ vsm_drive_history_load (const char *identity, GError **error)
   guint i;
 
   g_return_val_if_fail (identity != NULL, NULL);
-  drives = load_all (NULL, error);
+  drives = load_all (NULL, NULL, error);
   if (drives == NULL)
     return NULL;
   if (find_drive (drives, identity, &i) == NULL)

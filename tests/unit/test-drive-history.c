@@ -8,11 +8,14 @@
 #include "vsm-drive-history.h"
 #include "vsm-manager.h"
 #include "vsm-paths.h"
+#include "vsm-state.h"
 #include "vsm-util.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* as the daemon wrote it after two mounts of a 20 MB/s stick */
 static const char real_file[] = "[drive usb:0781:5581:4C530001230509117444]\n"
@@ -401,6 +404,61 @@ test_record_and_forget (Tree *t, gconstpointer data)
   g_assert_true (S_ISREG (st.st_mode));
 }
 
+/* a read that failed now (a short read, EMFILE) is no reason to replace
+ * the file: vsm_state_read_file_max () tells it from a file that is not
+ * ours to believe (a link, world-writable), which the next record
+ * replaces */
+static void
+test_read_trouble_is_not_distrust (Tree *t, gconstpointer data)
+{
+  g_autofree char *path = g_build_filename (t->root, "lib", "drives.history", NULL);
+  g_autofree char *link = g_build_filename (t->root, "lib", "link", NULL);
+  g_autofree char *out = NULL;
+  g_autoptr (GError) error = NULL;
+  gboolean untrusted = TRUE;
+  struct rlimit rl, low;
+  gsize len;
+  int fd;
+
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, "[drive uuid:A]\nbandwidth=1\n", -1, NULL));
+  /* sysfs says 4096 bytes and gives fewer: a short read */
+  if (g_file_test ("/sys/kernel/uevent_seqnum", G_FILE_TEST_EXISTS))
+    {
+      g_assert_false (vsm_state_read_file_max ("/sys/kernel/uevent_seqnum", 1 << 20, &out, &len,
+                                               &untrusted, &error));
+      g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+      g_assert_false (untrusted);
+      g_clear_error (&error);
+    }
+  /* no file descriptor left */
+  fd = dup (0);
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  g_assert_cmpint (getrlimit (RLIMIT_NOFILE, &rl), ==, 0);
+  low = rl;
+  low.rlim_cur = (rlim_t)fd;
+  g_assert_cmpint (setrlimit (RLIMIT_NOFILE, &low), ==, 0);
+  untrusted = TRUE;
+  g_assert_false (vsm_state_read_file_max (path, 1 << 20, &out, &len, &untrusted, &error));
+  g_assert_cmpint (setrlimit (RLIMIT_NOFILE, &rl), ==, 0);
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+  g_assert_false (untrusted);
+  g_clear_error (&error);
+  /* not ours to believe: a link, a world-writable file */
+  g_assert_cmpint (symlink (path, link), ==, 0);
+  g_assert_false (vsm_state_read_file_max (link, 1 << 20, &out, &len, &untrusted, &error));
+  g_assert_true (untrusted);
+  g_clear_error (&error);
+  g_assert_cmpint (g_chmod (path, 0666), ==, 0);
+  untrusted = FALSE;
+  g_assert_false (vsm_state_read_file_max (path, 1 << 20, &out, &len, &untrusted, &error));
+  g_assert_true (untrusted);
+  g_clear_error (&error);
+}
+
 /* a file far over the bound (another program, a disk error) is read only
  * up to it, never whole, and the next record writes it bounded again */
 static void
@@ -497,6 +555,8 @@ main (int argc, char **argv)
   g_test_add ("/drive-history/record-over-huge-file", Tree, NULL, tree_setup,
               test_record_over_huge_file, tree_teardown);
   g_test_add_func ("/drive-history/identity", test_identity);
+  g_test_add ("/drive-history/read-trouble", Tree, NULL, tree_setup,
+              test_read_trouble_is_not_distrust, tree_teardown);
   g_test_add ("/drive-history/record-forget", Tree, NULL, tree_setup, test_record_and_forget,
               tree_teardown);
   g_test_add ("/drive-history/plan-starts-learned", Tree, NULL, tree_setup,
