@@ -274,6 +274,12 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(self.prop(path, "MountPoints"), [])
         self.assertEqual(self.prop(path, "MountedBy"), 0xFFFFFFFF)
         self.assertTrue(self.prop(path, "Removable"))
+        # nobody: null in --json, not 4294967295
+        r = self.cli("status", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        daemon = json.loads(r.stdout)["devices"][0]["daemon"]
+        self.assertIsNotNone(daemon)
+        self.assertIsNone(daemon["mounted_by"])
 
     def test_set_options_denied(self):
         _, _, path = self.managed_stick()
