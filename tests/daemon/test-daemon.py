@@ -981,6 +981,24 @@ class TestDaemon(unittest.TestCase):
         self.assertIn("pending=false", record)
         self.assertIn("cap-bytes=%d" % (19 * 1024 * 1024), record)
 
+    def test_second_sigterm_forces_the_exit(self):
+        _, _, path = self.managed_stick()
+        self.start_daemon()
+        self.polkit_allow(["org.vfatsmart.manage"])
+        lock = open(os.path.join(self.state, ".lock"), "a")
+        self.addCleanup(lock.close)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        call = self.start_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.addCleanup(call.kill)
+        self.pump(1.5)
+        self.daemon.terminate()
+        self.pump(1.0)
+        self.assertIsNone(self.daemon.poll(), "exited while an apply ran in its worker")
+        # the second does not wait for the worker (it still waits for the lock)
+        self.daemon.terminate()
+        self.assertEqual(self.daemon.wait(5), 0)
+        self.daemon = None
+
     def test_idle_exit(self):
         _, _, path = self.managed_stick()
         self.daemon = subprocess.Popen([DAEMON, "--idle-timeout=1"], env=self.env)
