@@ -602,6 +602,24 @@ class TestDaemon(unittest.TestCase):
         wait_for(lambda: self.prop(path, "History") != "", what="the history")
         self.assertRegex(self.prop(path, "History"), r"^last 1 mounts: [0-9.]+ MB/s$")
 
+    def test_sigterm_waits_for_the_history_write(self):
+        # the mount's entry waits for the lock in a worker: SIGTERM waits for
+        # it, no temporary file is left
+        _, bdi, path = self.managed_stick()
+        self.mounted_copy(bdi, path)
+        lock = open(os.path.join(self.state, ".lock"), "a")
+        self.addCleanup(lock.close)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        self.udisks_mount_points([])
+        wait_for(lambda: self.prop(path, "MountPoints") == [], what="the unmount")
+        self.daemon.terminate()
+        self.pump(1.5)
+        self.assertIsNone(self.daemon.poll(), "exited while the history was written")
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        self.assertEqual(self.daemon.wait(15), 0)
+        self.daemon = None
+        self.assertEqual(len(self.history_mounts()), 1)
+
     # ---- per-user options (issue 14) ----
 
     def admin_settings(self, settings="", locks=()):
