@@ -999,6 +999,31 @@ class TestDaemon(unittest.TestCase):
         self.assertIn("pending=false", record)
         self.assertIn("cap-bytes=%d" % (19 * 1024 * 1024), record)
 
+    def test_sigterm_waits_for_a_dropped_drives_apply(self):
+        # the apply waits for the lock; meanwhile the drive's record goes
+        # (its object with it): SIGTERM still waits for that worker
+        _, bdi, path = self.managed_stick()
+        self.start_daemon()
+        self.polkit_allow(["org.vfatsmart.manage"])
+        lock = open(os.path.join(self.state, ".lock"), "a")
+        self.addCleanup(lock.close)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        call = self.start_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.addCleanup(call.kill)
+        self.pump(1.5)
+        self.assertIsNone(call.poll(), "the apply did not wait for the lock")
+        # RestoreAll now would be undone by that apply once it gets the lock
+        with self.assertRaisesRegex(GLib.Error, "Error.Busy.*apply or restore is running"):
+            self.call(MANAGER, "RestoreAll", iface="org.vfatsmart.VfatSmart1.Manager")
+        os.unlink(os.path.join(self.state, bdi.replace(":", "-") + ".state"))
+        wait_for(lambda: self.list_devices() == [], what="the object to go")
+        self.daemon.terminate()
+        self.pump(1.5)
+        self.assertIsNone(self.daemon.poll(), "exited while a dropped drive's apply ran")
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        self.assertEqual(self.daemon.wait(15), 0)
+        self.daemon = None
+
     def test_second_sigterm_forces_the_exit(self):
         _, _, path = self.managed_stick()
         self.start_daemon()
