@@ -211,7 +211,7 @@ leading_space (const char *line, gsize len)
 }
 
 /* a header GKeyFile takes: "[NAME]", NAME not empty and without brackets
- * or control characters, white space around */
+ * or control characters, white space before, spaces or tabs after */
 static gboolean
 is_group_line (const char *line, gsize len)
 {
@@ -219,7 +219,10 @@ is_group_line (const char *line, gsize len)
 
   line += skip;
   len -= skip;
-  while (len > 0 && g_ascii_isspace (line[len - 1]))
+  /* GKeyFile drops a line's final '\r', then takes only ' ' and '\t' */
+  if (len > 0 && line[len - 1] == '\r')
+    len--;
+  while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t'))
     len--;
   if (len < 3 || line[0] != '[' || line[len - 1] != ']')
     return FALSE;

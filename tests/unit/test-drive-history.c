@@ -212,6 +212,7 @@ test_parse_headers_and_keys (void)
     "[drive uuid:B]x\nbandwidth=200000\nupdated=2\n",
     "[]\nbandwidth=200000\nupdated=2\n",
     " =5\n\t  =6\n",
+    "[drive uuid:B]\f\nbandwidth=200000\n",
   };
   guint skipped;
 
