@@ -250,6 +250,13 @@ is_key_line (const char *line, gsize len)
   for (const char *c = eq + 1; c < line + len; c++)
     if (g_ascii_iscntrl (*c) && *c != '\t' && *c != '\r')
       return FALSE;
+  /* GKeyFile refuses the whole file for an "Encoding" other than UTF-8;
+   * no key of ours has that name */
+  {
+    g_autofree char *key = g_strstrip (g_strndup (line, eq - line));
+    if (g_str_equal (key, "Encoding"))
+      return FALSE;
+  }
   return named;
 }
 

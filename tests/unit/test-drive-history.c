@@ -213,6 +213,7 @@ test_parse_headers_and_keys (void)
     "[]\nbandwidth=200000\nupdated=2\n",
     " =5\n\t  =6\n",
     "[drive uuid:B]\f\nbandwidth=200000\n",
+    " Encoding =2\n",
   };
   guint skipped;
 
