@@ -216,7 +216,12 @@ daemon_json (const VsmStatusEntry *e, VsmDbusManager *daemon)
   json_member_string (b, "bandwidth_source", vsm_dbus_device_get_bandwidth_source (d));
   json_builder_set_member_name (b, "pacing");
   json_builder_add_boolean_value (b, vsm_dbus_device_get_pacing (d));
-  json_member_int (b, "mounted_by", vsm_dbus_device_get_mounted_by (d));
+  /* G_MAXUINT32: mounted by nobody (or not mounted) */
+  json_builder_set_member_name (b, "mounted_by");
+  if (vsm_dbus_device_get_mounted_by (d) == G_MAXUINT32)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_int_value (b, vsm_dbus_device_get_mounted_by (d));
   json_member_string (b, "history", vsm_dbus_device_get_history (d));
   add_policy_json (b, d);
   json_builder_end_object (b);

@@ -2,6 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define _GNU_SOURCE /* memrchr */
 #include "config.h"
 
 #include "vsm-drive-history.h"
@@ -198,12 +199,32 @@ group_parse (GKeyFile *kf, const char *group, GPtrArray *problems)
   return g_steal_pointer (&h);
 }
 
+/* the white space GKeyFile skips at a line's start */
+static gsize
+leading_space (const char *line, gsize len)
+{
+  gsize i = 0;
+
+  while (i < len && g_ascii_isspace (line[i]))
+    i++;
+  return i;
+}
+
+/* a header GKeyFile takes: "[NAME]", NAME not empty and without brackets
+ * or control characters, white space before, spaces or tabs after */
 static gboolean
 is_group_line (const char *line, gsize len)
 {
-  while (len > 0 && g_ascii_isspace (line[len - 1]))
+  gsize skip = leading_space (line, len);
+
+  line += skip;
+  len -= skip;
+  /* GKeyFile drops a line's final '\r', then takes only ' ' and '\t' */
+  if (len > 0 && line[len - 1] == '\r')
     len--;
-  if (len < 2 || line[0] != '[' || line[len - 1] != ']')
+  while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t'))
+    len--;
+  if (len < 3 || line[0] != '[' || line[len - 1] != ']')
     return FALSE;
   for (gsize i = 1; i < len - 1; i++)
     if (line[i] == '[' || line[i] == ']' || g_ascii_iscntrl (line[i]))
@@ -211,20 +232,32 @@ is_group_line (const char *line, gsize len)
   return TRUE;
 }
 
+/* "KEY=VALUE", KEY of letters, digits, '-', '_' and inner spaces, at
+ * least one not a space (GKeyFile refuses an empty key: the whole file) */
 static gboolean
 is_key_line (const char *line, gsize len)
 {
   const char *eq = memchr (line, '=', len);
+  gboolean named = FALSE;
 
-  if (eq == NULL || eq == line)
+  if (eq == NULL)
     return FALSE;
   for (const char *c = line; c < eq; c++)
     if (!g_ascii_isalnum (*c) && *c != '-' && *c != '_' && *c != ' ')
       return FALSE;
+    else
+      named |= *c != ' ';
   for (const char *c = eq + 1; c < line + len; c++)
     if (g_ascii_iscntrl (*c) && *c != '\t' && *c != '\r')
       return FALSE;
-  return TRUE;
+  /* GKeyFile refuses the whole file for an "Encoding" other than UTF-8;
+   * no key of ours has that name */
+  {
+    g_autofree char *key = g_strstrip (g_strndup (line, eq - line));
+    if (g_str_equal (key, "Encoding"))
+      return FALSE;
+  }
+  return named;
 }
 
 /* What GKeyFile may read of data: every line that is a key file's (valid
@@ -252,7 +285,8 @@ sound_lines (const char *data, gsize len, GPtrArray *problems)
         }
       else
         problem (problems, "line %u skipped: not a key file's", n + 1);
-      if (group || (!sane && line[0] == '['))
+      /* any header, sound or not, ends the group before it */
+      if (group || (leading_space (line, l) < l && line[leading_space (line, l)] == '['))
         in_group = group;
       line += l + 1;
     }
@@ -269,7 +303,7 @@ vsm_drive_history_parse (const char *data, gsize len, GPtrArray *problems, GErro
 
   if (len > VSM_DRIVE_HISTORY_MAX_BYTES)
     {
-      const char *nl = g_strrstr_len (data, VSM_DRIVE_HISTORY_MAX_BYTES, "\n");
+      const char *nl = memrchr (data, '\n', VSM_DRIVE_HISTORY_MAX_BYTES);
       problem (problems, "larger than %u bytes: the rest skipped", VSM_DRIVE_HISTORY_MAX_BYTES);
       len = nl ? (gsize)(nl - data) + 1 : 0;
     }
@@ -318,9 +352,9 @@ history_path (void)
 
 /* Every drive in the file; an absent file is an empty history. At most
  * the bound is read (vsm_state_read_file_max); what was skipped goes to
- * problems. */
+ * problems; untrusted (may be NULL): the file failed the state checks. */
 static GPtrArray *
-load_all (GPtrArray *problems, GError **error)
+load_all (GPtrArray *problems, gboolean *untrusted, GError **error)
 {
   g_autofree char *path = history_path ();
   g_autofree char *data = NULL;
@@ -328,7 +362,8 @@ load_all (GPtrArray *problems, GError **error)
   gsize len = 0;
 
   /* one byte more than the bound: the parser sees that there was more */
-  if (!vsm_state_read_file_max (path, VSM_DRIVE_HISTORY_MAX_BYTES + 1, &data, &len, &local))
+  if (!vsm_state_read_file_max (path, VSM_DRIVE_HISTORY_MAX_BYTES + 1, &data, &len, untrusted,
+                                &local))
     {
       if (g_error_matches (local, VSM_ERROR, VSM_ERROR_NOT_MANAGED))
         return g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_drive_history_free);
@@ -338,21 +373,22 @@ load_all (GPtrArray *problems, GError **error)
   return vsm_drive_history_parse (data, len, problems, error);
 }
 
-/* for a change: a file that cannot be trusted or read is replaced, what
- * could not be read of it is logged */
+/* for a change: a file that cannot be trusted or parsed is replaced, what
+ * could not be read of it is logged; one that could not be read now (EIO,
+ * EMFILE, a short read) fails the change and stays, every drive in it */
 static GPtrArray *
 load_all_for_change (GError **error)
 {
   g_autoptr (GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GError) local = NULL;
-  GPtrArray *drives = load_all (problems, &local);
+  gboolean untrusted = FALSE;
+  GPtrArray *drives = load_all (problems, &untrusted, &local);
 
   for (guint i = 0; i < problems->len; i++)
     g_message ("drive history: %s", (char *)g_ptr_array_index (problems, i));
   if (drives != NULL)
     return drives;
-  if (!g_error_matches (local, VSM_ERROR, VSM_ERROR_STATE) &&
-      !g_error_matches (local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE))
+  if (!untrusted && !g_error_matches (local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE))
     {
       g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
@@ -435,7 +471,7 @@ vsm_drive_history_load (const char *identity, GError **error)
   guint i;
 
   g_return_val_if_fail (identity != NULL, NULL);
-  drives = load_all (NULL, error);
+  drives = load_all (NULL, NULL, error);
   if (drives == NULL)
     return NULL;
   if (find_drive (drives, identity, &i) == NULL)

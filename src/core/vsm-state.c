@@ -179,9 +179,13 @@ vsm_state_unlock (int fd)
     close (fd); /* drops the flock */
 }
 
-/* cut: a larger file is read up to max (the caller sees len == max) */
+/* cut: a larger file is read up to max (the caller sees len == max);
+ * untrusted (may be NULL): the file is there but not ours to believe (a
+ * link, not a regular file, another owner, writable by others, too
+ * large), not a read that failed (EIO, EMFILE, a short read: try again) */
 static gboolean
-read_file_full (const char *path, gsize max, gboolean cut, char **out, gsize *len, GError **error)
+read_file_full (const char *path, gsize max, gboolean cut, char **out, gsize *len,
+                gboolean *untrusted, GError **error)
 {
   struct stat st;
   g_autofree char *buf = NULL;
@@ -189,20 +193,32 @@ read_file_full (const char *path, gsize max, gboolean cut, char **out, gsize *le
   ssize_t n;
   /* O_NONBLOCK: a FIFO planted here must not hang us */
   int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+  int errsv = errno;
 
+  if (untrusted)
+    *untrusted = fd < 0 && (errsv == ELOOP || errsv == ENXIO);
   if (fd < 0)
     {
-      int errsv = errno;
       g_set_error (error, VSM_ERROR, errsv == ENOENT ? VSM_ERROR_NOT_MANAGED : VSM_ERROR_STATE,
                    _ ("cannot open %s: %s"), path, g_strerror (errsv));
       return FALSE;
     }
+  if (fstat (fd, &st) < 0)
+    {
+      errsv = errno;
+      close (fd);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("cannot stat %s: %s"), path,
+                   g_strerror (errsv));
+      return FALSE;
+    }
   /* root's files are trusted by anyone: a user's `vfat-smart status` reads
    * what the udev helper and the daemon wrote */
-  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || (!cut && (gsize)st.st_size > max) ||
+  if (!S_ISREG (st.st_mode) || (!cut && (gsize)st.st_size > max) ||
       (st.st_uid != geteuid () && st.st_uid != 0) || (st.st_mode & 0022) != 0)
     {
       close (fd);
+      if (untrusted)
+        *untrusted = TRUE;
       g_set_error (error, VSM_ERROR, VSM_ERROR_STATE,
                    _ ("%s is not a regular file of sane size, owned by uid %u (or root) and "
                       "writable only by it"),
@@ -212,10 +228,12 @@ read_file_full (const char *path, gsize max, gboolean cut, char **out, gsize *le
   want = MIN ((gsize)st.st_size, max);
   buf = g_malloc (want + 1);
   n = read (fd, buf, want);
+  errsv = errno;
   close (fd);
   if (n < 0 || (gsize)n != want)
     {
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("short read on %s"), path);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("cannot read %s: %s"), path,
+                   n < 0 ? g_strerror (errsv) : _ ("short read"));
       return FALSE;
     }
   buf[n] = '\0';
@@ -227,13 +245,14 @@ read_file_full (const char *path, gsize max, gboolean cut, char **out, gsize *le
 gboolean
 vsm_state_read_file (const char *path, char **out, gsize *len, GError **error)
 {
-  return read_file_full (path, MAX_STATE_SIZE, FALSE, out, len, error);
+  return read_file_full (path, MAX_STATE_SIZE, FALSE, out, len, NULL, error);
 }
 
 gboolean
-vsm_state_read_file_max (const char *path, gsize max, char **out, gsize *len, GError **error)
+vsm_state_read_file_max (const char *path, gsize max, char **out, gsize *len, gboolean *untrusted,
+                         GError **error)
 {
-  return read_file_full (path, max, TRUE, out, len, error);
+  return read_file_full (path, max, TRUE, out, len, untrusted, error);
 }
 
 static gboolean

@@ -97,8 +97,11 @@ VsmGlobalState *vsm_global_state_from_data (const char *data, gsize len, GError 
  * link), owned by us, writable by nobody else, of sane size. */
 gboolean vsm_state_read_file (const char *path, char **data, gsize *len, GError **error);
 /* The same for a file that may be larger: never more than max bytes are
- * read (len == max: there may be more) */
+ * read (len == max: there may be more). On an error, untrusted (may be
+ * NULL) tells a file that is there but fails the checks above (a link,
+ * not a regular file, another owner or writer) from one that could not
+ * be read (EIO, EMFILE, EACCES, a short read: a passing trouble). */
 gboolean vsm_state_read_file_max (const char *path, gsize max, char **data, gsize *len,
-                                  GError **error);
+                                  gboolean *untrusted, GError **error);
 
 G_END_DECLS

@@ -213,14 +213,25 @@ vsm_user_options_apply (const VsmUserOptions *o, VsmPolicy *policy)
     }
 }
 
+static gint
+by_name (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *)a, *(const char *const *)b);
+}
+
 char *
 vsm_user_options_mount_key (guint32 uid, const char *const *mount_points)
 {
   GString *s = g_string_new (NULL);
+  g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
 
-  g_string_printf (s, "uid=%u", uid);
+  /* sorted: udisks lists a drive's mount points in no fixed order */
   for (const char *const *m = mount_points; m && *m; m++)
-    g_string_append_printf (s, ";%s", *m);
+    g_ptr_array_add (sorted, (gpointer)*m);
+  g_ptr_array_sort (sorted, by_name);
+  g_string_printf (s, "uid=%u", uid);
+  for (guint i = 0; i < sorted->len; i++)
+    g_string_append_printf (s, ";%s", (const char *)g_ptr_array_index (sorted, i));
   return g_string_free (s, FALSE);
 }
 

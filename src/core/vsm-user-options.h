@@ -51,7 +51,9 @@ gboolean vsm_user_options_update (VsmUserOptions *o, GVariant *options, const Vs
  * the clamp is the one in force. */
 void vsm_user_options_apply (const VsmUserOptions *o, VsmPolicy *policy);
 
-/* "uid=N;/media/u/STICK;..." : options belong to one mount of one user */
+/* "uid=N;/media/u/STICK;..." : options belong to one mount of one user;
+ * the mount points sorted (the key is the same in whatever order they
+ * come) */
 char *vsm_user_options_mount_key (guint32 uid, const char *const *mount_points);
 
 /* the file BDI.options of the state directory */

@@ -30,7 +30,8 @@ struct _VsmdDaemon
   GUnixMountMonitor *mounts;
   GFileMonitor *records; /* the state directory */
   guint rescan_id;
-  GHashTable *devices; /* bdi -> VsmdDevice */
+  GHashTable *devices;  /* bdi -> VsmdDevice */
+  GHashTable *draining; /* VsmdDevice dropped while a worker of it runs (a ref each) */
   guint idle_seconds;
   gint64 idle_since;
   guint idle_id;
@@ -76,6 +77,7 @@ vsmd_daemon_dispose (GObject *object)
   if (self->devices)
     unexport_all (self);
   g_clear_pointer (&self->devices, g_hash_table_unref);
+  g_clear_pointer (&self->draining, g_hash_table_unref);
   if (self->manager)
     g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->manager));
   g_clear_object (&self->manager);
@@ -101,6 +103,7 @@ static void
 vsmd_daemon_init (VsmdDaemon *self)
 {
   self->devices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->draining = g_hash_table_new_full (NULL, NULL, g_object_unref, NULL);
 }
 
 static void
@@ -138,7 +141,10 @@ workers_running (VsmdDaemon *self)
 
   g_hash_table_iter_init (&iter, self->devices);
   while (g_hash_table_iter_next (&iter, NULL, &value))
-    n += vsmd_device_is_applying (value) ? 1 : 0;
+    n += vsmd_device_workers (value);
+  g_hash_table_iter_init (&iter, self->draining);
+  while (g_hash_table_iter_next (&iter, &value, NULL))
+    n += vsmd_device_workers (value);
   return n;
 }
 
@@ -164,6 +170,9 @@ vsmd_daemon_stop (VsmdDaemon *self)
   self->stopping = TRUE;
   g_hash_table_iter_init (&iter, self->devices);
   while (g_hash_table_iter_next (&iter, NULL, &value))
+    vsmd_device_stop (value);
+  g_hash_table_iter_init (&iter, self->draining);
+  while (g_hash_table_iter_next (&iter, &value, NULL))
     vsmd_device_stop (value);
   n = workers_running (self);
   if (n > 0)
@@ -201,6 +210,17 @@ add_device (VsmdDaemon *self, const VsmState *s)
   vsm_dbus_manager_emit_device_added (self->manager, vsmd_device_get_object_path (d));
 }
 
+/* a dropped device's last worker ended */
+static void
+on_draining_job_done (VsmdDevice *d, VsmdDaemon *self)
+{
+  if (vsmd_device_workers (d) > 0)
+    return;
+  g_signal_handlers_disconnect_by_data (d, self);
+  g_hash_table_remove (self->draining, d);
+  check_stopped (self);
+}
+
 static void
 drop_device (VsmdDaemon *self, const char *key)
 {
@@ -214,6 +234,14 @@ drop_device (VsmdDaemon *self, const char *key)
   vsm_dbus_manager_emit_device_removed (self->manager, vsmd_device_get_object_path (d),
                                         vsmd_device_get_at_risk_bytes (d));
   vsmd_device_retire (d);
+  /* its worker still runs: SIGTERM and the idle exit wait for it */
+  if (vsmd_device_workers (d) > 0)
+    {
+      g_hash_table_add (self->draining, g_object_ref (d));
+      g_signal_connect (d, "job-done", G_CALLBACK (on_draining_job_done), self);
+      if (self->stopping)
+        vsmd_device_stop (d);
+    }
   g_hash_table_remove (self->devices, bdi);
   g_message ("%s: no longer managed", bdi);
 }
@@ -400,6 +428,13 @@ do_restore_all (GDBusMethodInvocation *inv, gpointer data)
 
   if (refuse_when_stopping (self, inv))
     return;
+  /* an apply waiting for the lock would undo it */
+  if (workers_running (self) > 0)
+    {
+      g_dbus_method_invocation_return_error_literal (inv, VSMD_ERROR, VSMD_ERROR_BUSY,
+                                                     "an apply or restore is running");
+      return;
+    }
   task = g_task_new (self, NULL, restore_all_done, inv);
   self->restores_running++;
   g_task_run_in_thread (task, restore_all_run);
@@ -423,7 +458,7 @@ on_restore_all (VsmDbusManager *m, GDBusMethodInvocation *inv, VsmdDaemon *self)
 static gboolean
 is_idle (VsmdDaemon *self)
 {
-  return g_hash_table_size (self->devices) == 0 && self->restores_running == 0;
+  return g_hash_table_size (self->devices) == 0 && workers_running (self) == 0;
 }
 
 static gboolean

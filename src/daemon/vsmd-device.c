@@ -58,10 +58,11 @@ struct _VsmdDevice
   gboolean device_cap;     /* the kernel has per-device caps (6.2+) */
   int global_for_mounted;  /* vm.* knobs last planned for mounted (1), not (0), -1: never */
   gint64 adopt_until;
-  gboolean applying; /* an apply or restore runs in a thread */
-  gboolean retired;  /* the drive or its record went: the object is off the bus */
-  gboolean stopping; /* the daemon stops: nothing new is applied */
-  gboolean removed;  /* udev's remove of the disk came */
+  gboolean applying;  /* an apply or restore runs in a thread */
+  guint history_jobs; /* history writes running in a thread */
+  gboolean retired;   /* the drive or its record went: the object is off the bus */
+  gboolean stopping;  /* the daemon stops: nothing new is applied */
+  gboolean removed;   /* udev's remove of the disk came */
   guint tick_id;
   gint64 last_drift_check;
 
@@ -172,6 +173,12 @@ gboolean
 vsmd_device_is_applying (VsmdDevice *d)
 {
   return d->applying;
+}
+
+guint
+vsmd_device_workers (VsmdDevice *d)
+{
+  return (d->applying ? 1 : 0) + d->history_jobs;
 }
 
 void
@@ -398,12 +405,14 @@ history_done (GObject *source, GAsyncResult *res, gpointer data)
   VsmdDevice *d = VSMD_DEVICE (source);
   g_autofree char *text = g_task_propagate_pointer (G_TASK (res), NULL);
 
+  d->history_jobs--;
   if (text != NULL)
     vsm_dbus_device_set_history (d->skeleton, text);
+  g_signal_emit (d, signals[SIGNAL_JOB_DONE], 0);
 }
 
-/* The mount ended: its entry is written by a worker. SIGTERM does not wait
- * for it: the file is replaced atomically, so at worst that entry is lost. */
+/* The mount ended: its entry is written by a worker; SIGTERM waits for it
+ * (vsmd_device_workers), no temporary file of it is left. */
 static void
 record_mount (VsmdDevice *d)
 {
@@ -425,6 +434,7 @@ record_mount (VsmdDevice *d)
   j->mount.seconds_to_safe =
     last && j->mount.at_usec - last->at_usec < 60 * G_USEC_PER_SEC ? last->seconds : -1;
   task = g_task_new (d, NULL, history_done, NULL);
+  d->history_jobs++;
   g_task_set_task_data (task, j, (GDestroyNotify)history_job_free);
   g_task_run_in_thread (task, history_run);
 }

@@ -33,6 +33,9 @@ guint64 vsmd_device_get_at_risk_bytes (VsmdDevice *device);
 gboolean vsmd_device_is_busy (VsmdDevice *device);
 /* an apply or restore runs in a worker ("job-done" when it ended) */
 gboolean vsmd_device_is_applying (VsmdDevice *device);
+/* what of it runs in workers: the apply or restore, the history writes
+ * ("job-done" when each ended) */
+guint vsmd_device_workers (VsmdDevice *device);
 /* the daemon stops: no new apply or restore (a call gets Busy), the
  * running one ends */
 void vsmd_device_stop (VsmdDevice *device);

@@ -18,15 +18,24 @@ typedef struct
   VsmdDaemon *daemon;
   guint idle_seconds;
   int status;
+  gboolean stopping; /* a signal came: a second one forces the exit */
 } Service;
 
 /* an apply or restore running in a worker ends first (vsmd_daemon_stop):
- * a knob is never left half written by our exit */
+ * a knob is never left half written by our exit; a second signal does not
+ * wait (the records stay: the next start takes them up) */
 static gboolean
 on_signal (gpointer data)
 {
   Service *s = data;
 
+  if (s->stopping)
+    {
+      g_message ("a second signal: exiting without waiting for the workers");
+      g_main_loop_quit (s->loop);
+      return G_SOURCE_CONTINUE;
+    }
+  s->stopping = TRUE;
   g_message ("stopping on a signal; every record stays for the next start");
   if (s->daemon != NULL)
     vsmd_daemon_stop (s->daemon);

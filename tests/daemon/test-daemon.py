@@ -274,6 +274,12 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(self.prop(path, "MountPoints"), [])
         self.assertEqual(self.prop(path, "MountedBy"), 0xFFFFFFFF)
         self.assertTrue(self.prop(path, "Removable"))
+        # nobody: null in --json, not 4294967295
+        r = self.cli("status", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        daemon = json.loads(r.stdout)["devices"][0]["daemon"]
+        self.assertIsNotNone(daemon)
+        self.assertIsNone(daemon["mounted_by"])
 
     def test_set_options_denied(self):
         _, _, path = self.managed_stick()
@@ -595,6 +601,24 @@ class TestDaemon(unittest.TestCase):
         fcntl.flock(lock, fcntl.LOCK_UN)
         wait_for(lambda: self.prop(path, "History") != "", what="the history")
         self.assertRegex(self.prop(path, "History"), r"^last 1 mounts: [0-9.]+ MB/s$")
+
+    def test_sigterm_waits_for_the_history_write(self):
+        # the mount's entry waits for the lock in a worker: SIGTERM waits for
+        # it, no temporary file is left
+        _, bdi, path = self.managed_stick()
+        self.mounted_copy(bdi, path)
+        lock = open(os.path.join(self.state, ".lock"), "a")
+        self.addCleanup(lock.close)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        self.udisks_mount_points([])
+        wait_for(lambda: self.prop(path, "MountPoints") == [], what="the unmount")
+        self.daemon.terminate()
+        self.pump(1.5)
+        self.assertIsNone(self.daemon.poll(), "exited while the history was written")
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        self.assertEqual(self.daemon.wait(15), 0)
+        self.daemon = None
+        self.assertEqual(len(self.history_mounts()), 1)
 
     # ---- per-user options (issue 14) ----
 
@@ -974,6 +998,49 @@ class TestDaemon(unittest.TestCase):
             record = f.read()
         self.assertIn("pending=false", record)
         self.assertIn("cap-bytes=%d" % (19 * 1024 * 1024), record)
+
+    def test_sigterm_waits_for_a_dropped_drives_apply(self):
+        # the apply waits for the lock; meanwhile the drive's record goes
+        # (its object with it): SIGTERM still waits for that worker
+        _, bdi, path = self.managed_stick()
+        self.start_daemon()
+        self.polkit_allow(["org.vfatsmart.manage"])
+        lock = open(os.path.join(self.state, ".lock"), "a")
+        self.addCleanup(lock.close)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        call = self.start_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.addCleanup(call.kill)
+        self.pump(1.5)
+        self.assertIsNone(call.poll(), "the apply did not wait for the lock")
+        # RestoreAll now would be undone by that apply once it gets the lock
+        with self.assertRaisesRegex(GLib.Error, "Error.Busy.*apply or restore is running"):
+            self.call(MANAGER, "RestoreAll", iface="org.vfatsmart.VfatSmart1.Manager")
+        os.unlink(os.path.join(self.state, bdi.replace(":", "-") + ".state"))
+        wait_for(lambda: self.list_devices() == [], what="the object to go")
+        self.daemon.terminate()
+        self.pump(1.5)
+        self.assertIsNone(self.daemon.poll(), "exited while a dropped drive's apply ran")
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        self.assertEqual(self.daemon.wait(15), 0)
+        self.daemon = None
+
+    def test_second_sigterm_forces_the_exit(self):
+        _, _, path = self.managed_stick()
+        self.start_daemon()
+        self.polkit_allow(["org.vfatsmart.manage"])
+        lock = open(os.path.join(self.state, ".lock"), "a")
+        self.addCleanup(lock.close)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        call = self.start_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.addCleanup(call.kill)
+        self.pump(1.5)
+        self.daemon.terminate()
+        self.pump(1.0)
+        self.assertIsNone(self.daemon.poll(), "exited while an apply ran in its worker")
+        # the second does not wait for the worker (it still waits for the lock)
+        self.daemon.terminate()
+        self.assertEqual(self.daemon.wait(5), 0)
+        self.daemon = None
 
     def test_idle_exit(self):
         _, _, path = self.managed_stick()

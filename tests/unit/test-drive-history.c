@@ -8,11 +8,14 @@
 #include "vsm-drive-history.h"
 #include "vsm-manager.h"
 #include "vsm-paths.h"
+#include "vsm-state.h"
 #include "vsm-util.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* as the daemon wrote it after two mounts of a 20 MB/s stick */
 static const char real_file[] = "[drive usb:0781:5581:4C530001230509117444]\n"
@@ -184,6 +187,74 @@ test_parse_truncated_and_hostile (void)
   }
 }
 
+static guint64
+bandwidth_of (GPtrArray *d, const char *identity)
+{
+  for (guint i = 0; i < d->len; i++)
+    {
+      VsmDriveHistory *h = g_ptr_array_index (d, i);
+      if (g_str_equal (h->identity, identity))
+        return h->bandwidth;
+    }
+  return G_MAXUINT64;
+}
+
+/* a header GKeyFile would not take ends the group before it: the keys
+ * after it are no other drive's; an indented header is one (as GKeyFile
+ * reads it); a line GKeyFile refuses (an empty key, "[]") never reaches
+ * it, so one such line does not cost the whole file */
+static void
+test_parse_headers_and_keys (void)
+{
+  static const char a[] = "[drive uuid:A]\nbandwidth=100000\nupdated=1\nmounts=\n";
+  static const char *const cases[] = {
+    "[drive uuid:B\nbandwidth=200000\nupdated=2\n",
+    "[drive uuid:B]x\nbandwidth=200000\nupdated=2\n",
+    "[]\nbandwidth=200000\nupdated=2\n",
+    " =5\n\t  =6\n",
+    "[drive uuid:B]\f\nbandwidth=200000\n",
+    " Encoding =2\n",
+  };
+  guint skipped;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = g_strconcat (a, cases[i], NULL);
+      g_autoptr (GPtrArray) d = parse (text, strlen (text), &skipped);
+      g_assert_cmpuint (d->len, ==, 1);
+      g_assert_cmpuint (bandwidth_of (d, "uuid:A"), ==, 100000);
+      g_assert_cmpuint (skipped, >, 0);
+    }
+  {
+    g_autofree char *text =
+      g_strconcat (a, "  [drive uuid:B]\nbandwidth=200000\nupdated=2\n", NULL);
+    g_autoptr (GPtrArray) d = parse (text, strlen (text), &skipped);
+    g_assert_cmpuint (d->len, ==, 2);
+    g_assert_cmpuint (bandwidth_of (d, "uuid:A"), ==, 100000);
+    g_assert_cmpuint (bandwidth_of (d, "uuid:B"), ==, 200000);
+  }
+}
+
+/* more than the bound with a NUL byte early: the cut is still at the
+ * last line end within the bound, not before the NUL */
+static void
+test_parse_huge_with_nul (void)
+{
+  g_autoptr (GString) huge = g_string_new ("[drive uuid:FIRST]\nbandwidth=100000\nupdated=1\n"
+                                           "mounts=\n[filler]\nx=a");
+  g_autoptr (GPtrArray) d = NULL;
+  guint skipped;
+
+  g_string_append_c (huge, '\0');
+  g_string_append (huge,
+                   "b\n[drive uuid:SECOND]\nbandwidth=200000\nupdated=1\nmounts=\n[filler]\n");
+  while (huge->len < 3 * VSM_DRIVE_HISTORY_MAX_BYTES)
+    g_string_append (huge, "x=0123456789012345678901234567890123456789\n");
+  d = parse (huge->str, huge->len, &skipped);
+  g_assert_cmpuint (d->len, ==, 2);
+  g_assert_cmpuint (bandwidth_of (d, "uuid:SECOND"), ==, 200000);
+}
+
 /* more than the bound: only the first VSM_DRIVE_HISTORY_MAX_BYTES count,
  * cut at a line's end; the drives in them stay */
 static void
@@ -335,6 +406,61 @@ test_record_and_forget (Tree *t, gconstpointer data)
   g_assert_true (S_ISREG (st.st_mode));
 }
 
+/* a read that failed now (a short read, EMFILE) is no reason to replace
+ * the file: vsm_state_read_file_max () tells it from a file that is not
+ * ours to believe (a link, world-writable), which the next record
+ * replaces */
+static void
+test_read_trouble_is_not_distrust (Tree *t, gconstpointer data)
+{
+  g_autofree char *path = g_build_filename (t->root, "lib", "drives.history", NULL);
+  g_autofree char *link = g_build_filename (t->root, "lib", "link", NULL);
+  g_autofree char *out = NULL;
+  g_autoptr (GError) error = NULL;
+  gboolean untrusted = TRUE;
+  struct rlimit rl, low;
+  gsize len;
+  int fd;
+
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, "[drive uuid:A]\nbandwidth=1\n", -1, NULL));
+  /* sysfs says 4096 bytes and gives fewer: a short read */
+  if (g_file_test ("/sys/kernel/uevent_seqnum", G_FILE_TEST_EXISTS))
+    {
+      g_assert_false (vsm_state_read_file_max ("/sys/kernel/uevent_seqnum", 1 << 20, &out, &len,
+                                               &untrusted, &error));
+      g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+      g_assert_false (untrusted);
+      g_clear_error (&error);
+    }
+  /* no file descriptor left */
+  fd = dup (0);
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  g_assert_cmpint (getrlimit (RLIMIT_NOFILE, &rl), ==, 0);
+  low = rl;
+  low.rlim_cur = (rlim_t)fd;
+  g_assert_cmpint (setrlimit (RLIMIT_NOFILE, &low), ==, 0);
+  untrusted = TRUE;
+  g_assert_false (vsm_state_read_file_max (path, 1 << 20, &out, &len, &untrusted, &error));
+  g_assert_cmpint (setrlimit (RLIMIT_NOFILE, &rl), ==, 0);
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+  g_assert_false (untrusted);
+  g_clear_error (&error);
+  /* not ours to believe: a link, a world-writable file */
+  g_assert_cmpint (symlink (path, link), ==, 0);
+  g_assert_false (vsm_state_read_file_max (link, 1 << 20, &out, &len, &untrusted, &error));
+  g_assert_true (untrusted);
+  g_clear_error (&error);
+  g_assert_cmpint (g_chmod (path, 0666), ==, 0);
+  untrusted = FALSE;
+  g_assert_false (vsm_state_read_file_max (path, 1 << 20, &out, &len, &untrusted, &error));
+  g_assert_true (untrusted);
+  g_clear_error (&error);
+}
+
 /* a file far over the bound (another program, a disk error) is read only
  * up to it, never whole, and the next record writes it bounded again */
 static void
@@ -426,9 +552,13 @@ main (int argc, char **argv)
   g_test_add_func ("/drive-history/parse-truncated-hostile", test_parse_truncated_and_hostile);
   g_test_add_func ("/drive-history/parse-bad-entries", test_parse_bad_entries);
   g_test_add_func ("/drive-history/parse-huge", test_parse_huge);
+  g_test_add_func ("/drive-history/parse-headers-keys", test_parse_headers_and_keys);
+  g_test_add_func ("/drive-history/parse-huge-nul", test_parse_huge_with_nul);
   g_test_add ("/drive-history/record-over-huge-file", Tree, NULL, tree_setup,
               test_record_over_huge_file, tree_teardown);
   g_test_add_func ("/drive-history/identity", test_identity);
+  g_test_add ("/drive-history/read-trouble", Tree, NULL, tree_setup,
+              test_read_trouble_is_not_distrust, tree_teardown);
   g_test_add ("/drive-history/record-forget", Tree, NULL, tree_setup, test_record_and_forget,
               tree_teardown);
   g_test_add ("/drive-history/plan-starts-learned", Tree, NULL, tree_setup,

@@ -150,6 +150,15 @@ test_file_round_trip_and_hostile (void)
   g_assert_true (vsm_user_options_update (o, v, p, TRUE, 1000, NULL, NULL));
   o->mount = vsm_user_options_mount_key (1000, (const char *const[]){ "/media/u/STICK", NULL });
   g_assert_cmpstr (o->mount, ==, "uid=1000;/media/u/STICK");
+  /* whatever order udisks lists a drive's mount points in */
+  {
+    g_autofree char *ab =
+      vsm_user_options_mount_key (1000, (const char *const[]){ "/b", "/a", NULL });
+    g_autofree char *ba =
+      vsm_user_options_mount_key (1000, (const char *const[]){ "/a", "/b", NULL });
+    g_assert_cmpstr (ab, ==, "uid=1000;/a;/b");
+    g_assert_cmpstr (ba, ==, ab);
+  }
   data = vsm_user_options_to_data (o, &len);
   back = vsm_user_options_from_data (data, len, NULL);
   g_assert_nonnull (back);
