@@ -206,15 +206,12 @@ vsm_wb_stat_error_bytes (guint nr_cpu_ids, guint64 page_size)
 }
 
 void
-vsm_dirty_info_discount_residual (VsmDirtyInfo *di, guint64 error_bytes,
-                                  gboolean system_writeback_idle)
+vsm_dirty_info_discount_residual (VsmDirtyInfo *di, guint64 error_bytes)
 {
   if (!di->valid || !di->per_device || !di->has_inodes || di->dirty_inodes > 0)
     return;
   if (di->dirty_bytes <= error_bytes)
     di->residual_bytes += di->dirty_bytes, di->dirty_bytes = 0;
-  if (system_writeback_idle && di->writeback_bytes <= error_bytes)
-    di->residual_bytes += di->writeback_bytes, di->writeback_bytes = 0;
 }
 
 /* the kernel's nr_cpu_ids: the highest possible CPU + 1 */
@@ -243,20 +240,12 @@ vsm_dirty_info_read (const char *bdi, VsmDirtyInfo *out)
   g_autofree char *path = vsm_path (VSM_ROOT_DEBUGFS, "bdi", bdi, "stats", NULL);
   g_autofree char *meminfo = vsm_path (VSM_ROOT_PROCFS, "meminfo", NULL);
   g_autofree char *text = NULL;
-  VsmDirtyInfo system;
 
   text = vsm_read_attr (path, NULL);
   if (text != NULL && vsm_bdi_stats_parse (text, out))
     {
-      g_autofree char *mem = NULL;
-      guint64 error = vsm_wb_stat_error_bytes (possible_cpus (), (guint64)sysconf (_SC_PAGESIZE));
-
-      if (out->writeback_bytes > 0 && out->writeback_bytes <= error)
-        mem = vsm_read_attr (meminfo, NULL);
       vsm_dirty_info_discount_residual (
-        out, error,
-        out->writeback_bytes == 0 ||
-          (vsm_meminfo_parse (mem, &system) && system.writeback_bytes == 0));
+        out, vsm_wb_stat_error_bytes (possible_cpus (), (guint64)sysconf (_SC_PAGESIZE)));
       return;
     }
   g_clear_pointer (&text, g_free);

@@ -57,15 +57,15 @@ gboolean vsm_meminfo_parse (const char *text, VsmDirtyInfo *out);
  * the drive is clean (64 KiB seen in the lab's 2-CPU guest; 2.5 MiB on a
  * 16-CPU machine). The error bound in bytes for this machine: */
 guint64 vsm_wb_stat_error_bytes (guint nr_cpu_ids, guint64 page_size);
-/* Counts what the counters cannot tell from 0 as 0, in residual_bytes: the
- * dirty figure when no inode of the device is dirty (b_dirty, b_io,
- * b_more_io empty) and it is within error_bytes; the writeback figure on the
- * same condition when the whole system has nothing in writeback
- * (system_writeback_idle: /proc/meminfo's Writeback, summed by the kernel). */
-void vsm_dirty_info_discount_residual (VsmDirtyInfo *di, guint64 error_bytes,
-                                       gboolean system_writeback_idle);
-/* debugfs bdi/MAJ:MIN/stats when readable (the residual discounted), else
- * /proc/meminfo */
+/* Counts the dirty figure as 0 (in residual_bytes) when no inode of the
+ * device is dirty (b_dirty, b_io, b_more_io empty) and it is within
+ * error_bytes: no page can be dirty then, the figure is the counter's
+ * residue. The writeback figure is left as it is: after an fsync the inode
+ * leaves those lists while its pages are still under writeback, so a small
+ * writeback figure with no dirty inode can be real. */
+void vsm_dirty_info_discount_residual (VsmDirtyInfo *di, guint64 error_bytes);
+/* debugfs bdi/MAJ:MIN/stats when readable (the dirty residue discounted),
+ * else /proc/meminfo */
 void vsm_dirty_info_read (const char *bdi, VsmDirtyInfo *out);
 
 G_END_DECLS

@@ -136,35 +136,33 @@ test_bdi_residue (void)
   g_assert_cmpuint (vsm_wb_stat_error_bytes (0, 4096), ==, 32768);
 
   g_assert_true (vsm_bdi_stats_parse (bdi_stats_residue, &info));
-  vsm_dirty_info_discount_residual (&info, err2, TRUE);
+  vsm_dirty_info_discount_residual (&info, err2);
   g_assert_cmpuint (info.dirty_bytes, ==, 0);
   g_assert_cmpuint (info.residual_bytes, ==, 65536);
 
   /* a dirty inode: the figure stands, however small */
   g_assert_true (vsm_bdi_stats_parse (bdi_stats_612, &info));
-  vsm_dirty_info_discount_residual (&info, G_MAXUINT64, TRUE);
+  vsm_dirty_info_discount_residual (&info, G_MAXUINT64);
   g_assert_cmpuint (info.dirty_bytes, ==, 26624 * 1024);
   g_assert_cmpuint (info.residual_bytes, ==, 0);
 
   /* above the error: real, stands */
   text = g_strdup_printf ("BdiWriteback: 0 kB\nBdiReclaimable: 132 kB\nb_dirty: 0\n");
   g_assert_true (vsm_bdi_stats_parse (text, &info));
-  vsm_dirty_info_discount_residual (&info, err2, TRUE);
+  vsm_dirty_info_discount_residual (&info, err2);
   g_assert_cmpuint (info.dirty_bytes, ==, 132 * 1024);
   g_clear_pointer (&text, g_free);
 
-  /* writeback: only when the whole system has none */
+  /* writeback stands: pages under writeback need no dirty inode */
   text = g_strdup_printf ("BdiWriteback: 64 kB\nBdiReclaimable: 0 kB\nb_dirty: 0\n");
   g_assert_true (vsm_bdi_stats_parse (text, &info));
-  vsm_dirty_info_discount_residual (&info, err2, FALSE);
+  vsm_dirty_info_discount_residual (&info, err2);
   g_assert_cmpuint (info.writeback_bytes, ==, 65536);
-  vsm_dirty_info_discount_residual (&info, err2, TRUE);
-  g_assert_cmpuint (info.writeback_bytes, ==, 0);
   g_clear_pointer (&text, g_free);
 
   /* a kernel that prints no inode lists: nothing to go by */
   g_assert_true (vsm_bdi_stats_parse ("BdiWriteback: 0 kB\nBdiReclaimable: 64 kB\n", &info));
-  vsm_dirty_info_discount_residual (&info, err2, TRUE);
+  vsm_dirty_info_discount_residual (&info, err2);
   g_assert_cmpuint (info.dirty_bytes, ==, 65536);
 }
 
