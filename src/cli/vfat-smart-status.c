@@ -151,23 +151,6 @@ print_daemon (const VsmStatusEntry *e, VsmDbusManager *daemon)
     cli_field (_ ("  History"), "%s", history);
 }
 
-static void
-json_member_int (JsonBuilder *b, const char *name, gint64 value)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_int_value (b, value);
-}
-
-static void
-json_member_string (JsonBuilder *b, const char *name, const char *value)
-{
-  json_builder_set_member_name (b, name);
-  if (value)
-    json_builder_add_string_value (b, value);
-  else
-    json_builder_add_null_value (b);
-}
-
 /* --json: the policy in force, as print_policy shows it */
 static void
 add_policy_json (JsonBuilder *b, VsmDbusDevice *d)
@@ -181,11 +164,11 @@ add_policy_json (JsonBuilder *b, VsmDbusDevice *d)
       const PolicyRow *r = &g_array_index (rows, PolicyRow, i);
 
       json_builder_begin_object (b);
-      json_member_string (b, "key", r->key);
-      json_member_string (b, "value", r->value);
-      json_member_string (b, "origin", r->origin);
-      json_member_string (b, "your_value", r->own);
-      json_member_string (b, "not_in_force", r->not_in_force);
+      vsm_json_member_string (b, "key", r->key);
+      vsm_json_member_string (b, "value", r->value);
+      vsm_json_member_string (b, "origin", r->origin);
+      vsm_json_member_string (b, "your_value", r->own);
+      vsm_json_member_string (b, "not_in_force", r->not_in_force);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -208,12 +191,13 @@ daemon_json (const VsmStatusEntry *e, VsmDbusManager *daemon)
     return json_node_new (JSON_NODE_NULL);
   b = json_builder_new ();
   json_builder_begin_object (b);
-  json_member_int (b, "cap_bytes", (gint64)vsm_dbus_device_get_cap_bytes (d));
-  json_member_int (b, "at_risk_bytes", (gint64)vsm_dbus_device_get_at_risk_bytes (d));
+  vsm_json_member_int (b, "cap_bytes", (gint64)vsm_dbus_device_get_cap_bytes (d));
+  vsm_json_member_int (b, "at_risk_bytes", (gint64)vsm_dbus_device_get_at_risk_bytes (d));
   json_builder_set_member_name (b, "seconds_to_safe");
   json_builder_add_double_value (b, vsm_dbus_device_get_seconds_to_safe (d));
-  json_member_int (b, "write_bandwidth_bytes_s", (gint64)vsm_dbus_device_get_write_bandwidth (d));
-  json_member_string (b, "bandwidth_source", vsm_dbus_device_get_bandwidth_source (d));
+  vsm_json_member_int (b, "write_bandwidth_bytes_s",
+                       (gint64)vsm_dbus_device_get_write_bandwidth (d));
+  vsm_json_member_string (b, "bandwidth_source", vsm_dbus_device_get_bandwidth_source (d));
   json_builder_set_member_name (b, "pacing");
   json_builder_add_boolean_value (b, vsm_dbus_device_get_pacing (d));
   /* G_MAXUINT32: mounted by nobody (or not mounted) */
@@ -222,7 +206,7 @@ daemon_json (const VsmStatusEntry *e, VsmDbusManager *daemon)
     json_builder_add_null_value (b);
   else
     json_builder_add_int_value (b, vsm_dbus_device_get_mounted_by (d));
-  json_member_string (b, "history", vsm_dbus_device_get_history (d));
+  vsm_json_member_string (b, "history", vsm_dbus_device_get_history (d));
   add_policy_json (b, d);
   json_builder_end_object (b);
   return json_builder_get_root (b);

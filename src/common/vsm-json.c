@@ -29,6 +29,18 @@ member_int (JsonBuilder *b, const char *name, gint64 value)
   json_builder_add_int_value (b, value);
 }
 
+void
+vsm_json_member_string (JsonBuilder *b, const char *name, const char *value)
+{
+  member_string (b, name, value);
+}
+
+void
+vsm_json_member_int (JsonBuilder *b, const char *name, gint64 value)
+{
+  member_int (b, name, value);
+}
+
 static void
 member_double (JsonBuilder *b, const char *name, double value)
 {

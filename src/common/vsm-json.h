@@ -18,5 +18,9 @@ JsonNode *vsm_json_status (const VsmStatus *status, const VsmKernel *kernel);
 /* source: "cache", "probe" or "table" */
 JsonNode *vsm_json_probe (const VsmProbeResult *r, const char *source);
 char *vsm_json_to_string (JsonNode *node);
+/* a member for a front end's own objects: a string (made valid UTF-8; NULL
+ * gives null) or an integer */
+void vsm_json_member_string (JsonBuilder *b, const char *name, const char *value);
+void vsm_json_member_int (JsonBuilder *b, const char *name, gint64 value);
 
 G_END_DECLS
