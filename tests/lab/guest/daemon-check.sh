@@ -119,16 +119,20 @@ else
 fi
 check "SetOptions out of range is InvalidArgument" bash -c "gdbus call --system -d $D -o $path -m $D.Device.SetOptions \"{'max-dirty-seconds': <100.0>}\" 2>&1 | grep -q InvalidArgument"
 
-# many small files: syncfs would write each directory entry synchronously: never paced
-mkdir -p "$W/small"
-head -c 64000K /dev/urandom | split -b 64K -a 4 - "$W/small/f"   # 1000 files, one process
-lab_as_user cp -r "$W/small" "$mnt/small" &
-cpid=$!
-sample $cpid > "$W/samples-small"
-wait $cpid
-cp "$W/samples-small" "$LAB_OUT/daemon-samples-small.txt"
-check "1000 small files went through" diff -rq "$W/small" "$mnt/small"
-check "1000 small files are not paced" awk '$5 == "true" { bad = 1 } END { exit bad }' "$W/samples-small"
+# many small files: syncfs would write each directory entry synchronously: never paced.
+# Only where there is a cap to pace under: on 6.1 nothing is paced (checked above) and
+# with flush each close() waits 100 ms, minutes of CI for nothing
+if [ $devcap = 1 ]; then
+  mkdir -p "$W/small"
+  head -c 64000K /dev/urandom | split -b 64K -a 4 - "$W/small/f"   # 1000 files, one process
+  lab_as_user cp -r "$W/small" "$mnt/small" &
+  cpid=$!
+  sample $cpid > "$W/samples-small"
+  wait $cpid
+  cp "$W/samples-small" "$LAB_OUT/daemon-samples-small.txt"
+  check "1000 small files went through" diff -rq "$W/small" "$mnt/small"
+  check "1000 small files are not paced" awk '$5 == "true" { bad = 1 } END { exit bad }' "$W/samples-small"
+fi
 
 # kill -9 mid-copy, then start again
 lab_as_user cp "$W/data" "$mnt/copy2" &
