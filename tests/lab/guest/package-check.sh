@@ -16,6 +16,10 @@ st=$(dpkg-query -W -f='${db:Status-Abbrev}${Version}' vfat-smart 2> /dev/null)
 echo "   dpkg: vfat-smart $st"
 check "vfat-smart installed and configured by apt" grep -q '^ii ' <<< "$st"
 dpkg -L vfat-smart > "$W/files"
+# conffiles (the agent's XDG autostart file) stay after remove, as Debian policy has it;
+# purge deletes them (the find after it looks in /etc)
+dpkg-query -W -f='${Conffiles}\n' vfat-smart | awk 'NF { print $1 }' > "$W/conffiles"
+echo "   conffiles: $(tr '\n' ' ' < "$W/conffiles")"
 check "the mount helper is /sbin/mount.vfat-smart (the packaged /usr/sbin one)" \
   [ "$(readlink -f /sbin/mount.vfat-smart)" = /usr/sbin/mount.vfat-smart ]
 check "mount.vfat-smart and umount.vfat-smart are the package's only mount helpers" \
@@ -102,10 +106,16 @@ check "the stick stays mounted" bash -c "findmnt -n --source $part > /dev/null"
 st=$(dpkg-query -W -f='${db:Status-Abbrev}' vfat-smart 2> /dev/null)
 check "dpkg: removed, config-files ($st)" grep -q '^rc' <<< "$st"
 left=
+kept=
 while read -r f; do
+  if grep -qxF "$f" "$W/conffiles"; then
+    [ -f "$f" ] && kept+=" $f"
+    continue
+  fi
   [ -f "$f" ] && [ ! -L "$f" ] && left+=" $f"
 done < "$W/files"
-check "every file of the package is gone${left:+:$left}" [ -z "$left" ]
+check "every file of the package is gone but its conffiles${left:+:$left}" [ -z "$left" ]
+check "its conffiles stay until purge (${kept# })" [ -n "$kept" ]
 check "the drive history (/var/lib/vfat-smart) is kept by remove" [ -d /var/lib/vfat-smart ]
 lab_as_user udisksctl unmount -b "$part" > /dev/null 2>&1
 
