@@ -587,9 +587,7 @@ class TestDaemon(unittest.TestCase):
         # daemon keeps answering meanwhile
         _, bdi, path = self.managed_stick()
         self.mounted_copy(bdi, path)
-        lock = open(os.path.join(self.state, ".lock"), "a")
-        self.addCleanup(lock.close)
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        lock = self.hold_state_lock()
         self.udisks_mount_points([])
         wait_for(lambda: self.prop(path, "MountPoints") == [], what="the unmount")
         for _ in range(4):
@@ -607,9 +605,7 @@ class TestDaemon(unittest.TestCase):
         # it, no temporary file is left
         _, bdi, path = self.managed_stick()
         self.mounted_copy(bdi, path)
-        lock = open(os.path.join(self.state, ".lock"), "a")
-        self.addCleanup(lock.close)
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        lock = self.hold_state_lock()
         self.udisks_mount_points([])
         wait_for(lambda: self.prop(path, "MountPoints") == [], what="the unmount")
         self.daemon.terminate()
@@ -644,6 +640,14 @@ class TestDaemon(unittest.TestCase):
         os.chown(self.mount_dir, uid, uid)
         self.udisks_mount_points([self.mount_dir])
         return node, bdi, path
+
+    def hold_state_lock(self):
+        """another vfat-smart holding the state lock: the daemon's applies and
+        history writes wait for it in their workers; LOCK_UN lets them go"""
+        lock = open(os.path.join(self.state, ".lock"), "a")
+        self.addCleanup(lock.close)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return lock
 
     def caller_uid(self):
         return 65534 if os.geteuid() == 0 else os.geteuid()
@@ -968,9 +972,7 @@ class TestDaemon(unittest.TestCase):
         self.polkit_allow(["org.vfatsmart.manage"])
         # another vfat-smart holds the state lock: the daemon's apply waits in
         # its worker (up to 10 s)
-        lock = open(os.path.join(self.state, ".lock"), "a")
-        self.addCleanup(lock.close)
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        lock = self.hold_state_lock()
         call = self.start_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
         self.pump(1.5)
         self.assertIsNone(call.poll(), "the apply did not wait for the lock")
@@ -1005,9 +1007,7 @@ class TestDaemon(unittest.TestCase):
         _, bdi, path = self.managed_stick()
         self.start_daemon()
         self.polkit_allow(["org.vfatsmart.manage"])
-        lock = open(os.path.join(self.state, ".lock"), "a")
-        self.addCleanup(lock.close)
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        lock = self.hold_state_lock()
         call = self.start_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
         self.addCleanup(call.kill)
         self.pump(1.5)
@@ -1028,9 +1028,7 @@ class TestDaemon(unittest.TestCase):
         _, _, path = self.managed_stick()
         self.start_daemon()
         self.polkit_allow(["org.vfatsmart.manage"])
-        lock = open(os.path.join(self.state, ".lock"), "a")
-        self.addCleanup(lock.close)
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        lock = self.hold_state_lock()
         call = self.start_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
         self.addCleanup(call.kill)
         self.pump(1.5)
