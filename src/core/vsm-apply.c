@@ -487,7 +487,17 @@ load_previous (VsmApply *txn, const VsmDevice *d, GError **error)
   return TRUE;
 }
 
-/* a filesystem of the disk is mounted (libmount) */
+static gboolean
+plan_has_global (const VsmPlan *plan)
+{
+  for (guint i = 0; i < plan->knobs->len; i++)
+    if (vsm_knob_is_global (((VsmKnob *)g_ptr_array_index (plan->knobs, i))->name))
+      return TRUE;
+  return FALSE;
+}
+
+/* a filesystem of the disk is mounted (libmount); asked only for a plan
+ * with vm.* knobs, so the udev helper's usual path reads no mount table */
 static gboolean
 disk_is_mounted (const VsmDevice *d)
 {
@@ -520,7 +530,8 @@ vsm_apply_begin (const VsmDevice *d, const VsmPlan *plan, const VsmApplyOptions 
       return NULL;
     }
   txn->was_global_owner = vsm_global_state_has_owner (txn->global, d->bdi);
-  txn->defer_global = options && options->global_while_mounted && !disk_is_mounted (d);
+  txn->defer_global =
+    options && options->global_while_mounted && plan_has_global (plan) && !disk_is_mounted (d);
   txn->next = state_from_plan (d, plan, txn->previous, options ? options->source : "cli");
 
   if (!plan_records (txn, d, plan, &local) || !write_ahead (txn, &local) ||
