@@ -30,6 +30,14 @@ ROUND3 = [("stock", "stock fat.ko"), ("control", "unpatched, built out of tree (
           ("hybrid", "patched, hybrid (wait=0, then wait=1 if still dirty)")]
 
 
+def nreps(d):
+    """'N' or 'N-M': the runs per configuration of a round-three cell (after the warm-ups)."""
+    ns = sorted(len(v) for v in d.values() if v)
+    if not ns:
+        return "0"
+    return "%d" % ns[0] if ns[0] == ns[-1] else "%d-%d" % (ns[0], ns[-1])
+
+
 def med(xs):
     return statistics.median(xs) if xs else None
 
@@ -277,12 +285,18 @@ def round3(cells, results_dir):
       "I_SYNC, so close() wrote none of them): since this round it is the patch (v3); wait0 (v2) and "
       "wait1 (the RFC's v1) are made from it by `kernel/dkms/dkms-prepare --variant`, and the code of "
       "every measured build is the code the patch and dkms-prepare give now (comments aside; compared "
-      "when the patch became the hybrid). Each scenario boots one guest, makes one discarded warm-up copy, then runs 5 "
-      "repetitions with the configurations alternating (stock, control, wait0, wait1, hybrid). A dirty "
+      "when the patch became the hybrid). Each guest makes one discarded warm-up copy after boot, then runs "
+      "its repetitions with the configurations alternating (stock, control, wait0, wait1, hybrid); a cell "
+      "the first guest did not finish got more repetitions from further guests (`make-results --append`, "
+      "each guest with its own warm-up; which guests, in the cell's `runs.txt`). A dirty "
       "amount of 0.1 MiB is the floor of the debugfs counters (per-cpu sums), i.e. nothing.\n")
     if any(big.values()) and small.get("control") and len(small["control"]) < 5:
         p("The small-file guest panicked in its last repetition (see `kernel/results/kernel-hybrid-small-6.12/runs.txt`): "
           "that cell has 4 runs per configuration (5 for stock).\n")
+    elif small.get("control") and os.path.exists(os.path.join(results_dir, "kernel-hybrid-small-6.12", "INCOMPLETE")):
+        p("The first small-file guest panicked in its fifth repetition, after the stock run (see "
+          "`kernel/results/kernel-hybrid-small-6.12/runs.txt`); a second guest added a repetition of every "
+          "configuration: that cell has %s runs per configuration (the extra one is stock's).\n" % nreps(small))
     if not any(big.values()) and not any(small.values()):
         p("_Not measured yet: `kernel/make-results --only kernel-hybrid-big-6.12 --only "
           "kernel-hybrid-small-6.12`._\n")
@@ -356,7 +370,8 @@ def round3(cells, results_dir):
             p(" The hybrid does not win outright here: %s.\n" % "; ".join(why))
 
     for title, d, wl in (("one 256 MiB file", big, "big256"), ("200 files of 256 KiB", small, "small200x256k"),
-                         ("200 files of 256 KiB, simulated UAS hard disk (`kernel-hybrid-hddsmall-6.12`, 3 reps)", hdd, "small200x256k")):
+                         ("200 files of 256 KiB, simulated UAS hard disk (`kernel-hybrid-hddsmall-6.12`, %s reps)" % nreps(hdd), hdd,
+                          "small200x256k")):
         if not any(d.values()):
             continue
         p("**%s** (median (min-max) of the runs after the warm-up)\n" % title)
@@ -464,8 +479,9 @@ def round3(cells, results_dir):
     reran = {j: {c: cells.get(("jump%s" % j, "6.12", "big256", c)) for c, _ in ROUND3} for j in ("2", "50")}
     p("**Re-run, not re-priced**: the big-file cell on the cheap stick with the jump cost set to 2 ms "
       "(`kernel-jump2-6.12`, profile `cheap-stick-j2`) and 50 ms (`kernel-jump50-6.12`, `cheap-stick-j50`), "
-      "everything else as at 20 ms: warm-up, then 3 repetitions of stock, control, wait0 and hybrid "
-      "(median (min-max); the 20 ms column is `kernel-hybrid-big-6.12`, 5 repetitions).\n")
+      "everything else as at 20 ms: warm-up, then repetitions of stock, control, wait0 and hybrid "
+      "(%s at 2 ms, %s at 50 ms; median (min-max); the 20 ms column is `kernel-hybrid-big-6.12`, %s "
+      "repetitions).\n" % (nreps(reran["2"]), nreps(reran["50"]), nreps(big)))
     if not any(any(d.values()) for d in reran.values()):
         p("_Not measured yet: `kernel/make-results --only kernel-jump2-6.12 --only kernel-jump50-6.12`._\n")
         return "\n".join(out)
@@ -655,8 +671,8 @@ def outliers(cells):
 
 
 def missing_runs(results_dir, cells, sources):
-    """The make-results runs still to do: scenarios without results, round-three cells with
-    fewer than 5 repetitions, the jump re-runs."""
+    """The make-results runs still to do: scenarios without results, round-three cells (the
+    jump re-runs included) with fewer than 5 runs of some configuration."""
     missing = []
     for short, prof, what in PROFILES:
         for series in KERNELS:
@@ -665,19 +681,21 @@ def missing_runs(results_dir, cells, sources):
     if not any(short == "cheaporder" for (short, series, wl, cfg) in cells):
         missing.append("kernel-cheaporder-6.12")
     for name in ("kernel-hybrid-big-6.12", "kernel-hybrid-small-6.12", "kernel-hybrid-hddsmall-6.12",
-                 "kernel-hybrid-big-6.1", "kernel-hybrid-small-6.1"):
+                 "kernel-hybrid-big-6.1", "kernel-hybrid-small-6.1", "kernel-jump2-6.12", "kernel-jump50-6.12"):
         if not os.path.exists(os.path.join(results_dir, name, "results.jsonl")):
             missing.append(name)
-        elif os.path.exists(os.path.join(results_dir, name, "INCOMPLETE")):
-            missing.append(name + " --append --reps 1")   # incomplete: see its runs.txt
         else:
+            # 5 runs of every configuration after the warm-ups (a guest that died mid-repetition
+            # leaves some configurations short; --append adds whole repetitions)
             with open(os.path.join(results_dir, name, "results.jsonl")) as f:
-                reps = {json.loads(l)["rep"] for l in f if l.startswith("{")} - {0}
-            if len(reps) < 5:
-                missing.append("%s --append --reps %d" % (name, 5 - len(reps)))
-    for name in ("kernel-jump2-6.12", "kernel-jump50-6.12"):
-        if not os.path.exists(os.path.join(results_dir, name, "results.jsonl")):
-            missing.append(name)
+                rs = [json.loads(l) for l in f if l.startswith("{")]
+            per = {}
+            for r in rs:
+                if not r.get("warmup"):
+                    per[r["config"]] = per.get(r["config"], 0) + 1
+            short = 5 - min(per.values()) if per else 5
+            if short > 0:
+                missing.append("%s --append --reps %d" % (name, short))
     return missing
 
 
@@ -708,9 +726,11 @@ def status(results_dir, cells, sources):
             rs = [json.loads(l) for l in f if l.startswith("{")]
         n = sum(1 for r in rs if not r.get("warmup"))
         reps = {r.get("rep") for r in rs if not r.get("warmup")} - {0, None}
-        done.append("`%s` %d runs%s%s" % (name, n, ", %d reps" % len(reps) if reps else "",
-                                          " (incomplete)" if os.path.exists(os.path.join(
-                                              os.path.dirname(d), "INCOMPLETE")) else ""))
+        guests = len({r.get("pass", 1) for r in rs})
+        done.append("`%s` %d runs%s%s%s" % (name, n, ", %d reps" % len(reps) if reps else "",
+                                            ", %d guests" % guests if guests > 1 else "",
+                                            " (a guest incomplete, see its runs.txt)" if os.path.exists(
+                                                os.path.join(os.path.dirname(d), "INCOMPLETE")) else ""))
     p("- Measured (scenario, runs after any warm-up): " + "; ".join(done) + ".")
     checks = []
     for label, path in (("probe 6.1", "probe/probe-check-6.1.txt"), ("probe 6.12", "probe/probe-check-6.12.txt"),
