@@ -390,7 +390,8 @@ def round3(cells, results_dir):
 
     warm = [r for r in WARMUPS if r.get("scenario", "").startswith(("kernel-hybrid", "kernel-clean"))]
     if warm:
-        p("Warm-up copies (discarded; the first copy after boot):\n")
+        p("Warm-up copies (discarded; the first copy after boot; *guest N* = the N-th guest of a cell whose "
+          "repetitions came from several):\n")
         p("| scenario | config | safe s | close returns s | median of the same config after it, s |")
         p("| --- | --- | --- | --- | --- |")
         for r in warm:
@@ -399,7 +400,8 @@ def round3(cells, results_dir):
                  "kernel-hybrid-big-6.1": {c: cells.get(("hybrid", "big-6.1", "big256", c)) for c, _ in ROUND3},
                  "kernel-hybrid-small-6.1": {c: cells.get(("hybrid", "small-6.1", "small200x256k", c))
                                              for c, _ in ROUND3}}.get(r["scenario"], {})
-            p("| %s | %s | %.1f | %.1f | %s |" % (r["scenario"], r["config"], r["safe_s"], r["copy_s"],
+            p("| %s%s | %s | %.1f | %.1f | %s |" % (r["scenario"], " (guest %d)" % r["pass"] if r.get("pass", 1) > 1
+                                                   else "", r["config"], r["safe_s"], r["copy_s"],
                                                  f1(g(d, r["config"], "safe"))))
         p("")
 
