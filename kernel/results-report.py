@@ -388,6 +388,26 @@ def round3(cells, results_dir):
                 rng(st["umount"]), rng(st["disc"], f0), f0(med(st["big"])), f0(med(st["copier"]))))
         p("")
 
+    guests = sorted({r.get("pass", 1) for v in hdd.values() if v for r in v})
+    if len(guests) > 1:
+        p("The hard-disk cell's repetitions come from %d guests that did not simulate the same device: the "
+          "first ran with nbd-stick before its UAS command-queue model reached this branch (every "
+          "discontinuous write charged as a 10 ms jump); the later ones with `tests/lab/nbd-stick` as it is "
+          "now, where `uas-hdd.conf` has `queue=16` (a write within 16 x 512 KiB of the previous one is no "
+          "jump; see `runs.txt`). Per guest (medians):\n" % len(guests))
+        p("| guest | reps | device jumps (all writes) | device busy s | safe s: control / wait=0 / wait=1 / hybrid | hybrid against wait=0 |")
+        p("| --- | --- | --- | --- | --- | --- |")
+        for gn in guests:
+            sub = {c: [r for r in (v or []) if r.get("pass", 1) == gn] for c, v in hdd.items()}
+            allr = [r for v in sub.values() for r in v]
+            sf = {c: med([r["safe_s"] for r in v]) if v else None for c, v in sub.items()}
+            p("| %d | %d | %s | %s | %s | %s |" % (
+                gn, len({r["rep"] for r in allr}), f0(med([r["device"]["discontinuities"] for r in allr])),
+                f1(med([r["device"]["busy_s"] for r in allr])),
+                " / ".join(f1(sf.get(c)) for c in ("control", "wait0", "wait1", "hybrid")),
+                spct(pct(sf.get("hybrid"), sf.get("wait0")))))
+        p("")
+
     warm = [r for r in WARMUPS if r.get("scenario", "").startswith(("kernel-hybrid", "kernel-clean"))]
     if warm:
         p("Warm-up copies (discarded; the first copy after boot; *guest N* = the N-th guest of a cell whose "
