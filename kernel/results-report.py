@@ -764,6 +764,14 @@ def status(results_dir, cells, sources):
     missing = missing_runs(results_dir, cells, sources)
     p("- Not measured yet: %s." % ("; ".join("`kernel/make-results --only %s`" % m for m in missing)
                                   if missing else "no scenario of `make-results` is missing"))
+    short = [name for name in ["kernel-%s-%s" % (sh, se) for sh, _, _ in PROFILES for se in KERNELS] +
+             ["kernel-cheaporder-6.12"] if os.path.exists(os.path.join(results_dir, name, "results.jsonl"))]
+    short = [n for n in short if len({json.loads(l)["rep"] for l in open(os.path.join(results_dir, n, "results.jsonl"))
+                                      if l.startswith("{")}) < 5]
+    if short:
+        p("- Round two's cells with fewer than 5 repetitions and no warm-up (their protocol; not brought to "
+          "5: more repetitions would come from a guest with a warm-up, and the UAS SSD and hard-disk "
+          "profiles have simulated the UAS command queue since): %s." % ", ".join("`%s`" % n for n in short))
     failed = sorted(glob.glob(os.path.join(results_dir, "*panic*.txt")) +
                     glob.glob(os.path.join(results_dir, "probe", "*stall*.txt")))
     if failed:
