@@ -769,9 +769,9 @@ def status(results_dir, cells, sources):
     short = [n for n in short if len({json.loads(l)["rep"] for l in open(os.path.join(results_dir, n, "results.jsonl"))
                                       if l.startswith("{")}) < 5]
     if short:
-        p("- Round two's cells with fewer than 5 repetitions and no warm-up (their protocol; not brought to "
-          "5: more repetitions would come from a guest with a warm-up, and the UAS SSD and hard-disk "
-          "profiles have simulated the UAS command queue since): %s." % ", ".join("`%s`" % n for n in short))
+        p("- Round two's cells, 3 repetitions without a warm-up (their scenarios have none; not brought to 5 "
+          "yet: `--append` would add repetitions without a warm-up too, and the UAS SSD and hard-disk "
+          "profiles have simulated the UAS command queue since those runs): %s." % ", ".join("`%s`" % n for n in short))
     failed = sorted(glob.glob(os.path.join(results_dir, "*panic*.txt")) +
                     glob.glob(os.path.join(results_dir, "probe", "*stall*.txt")))
     if failed:
