@@ -335,9 +335,11 @@ watch_records (VsmdDaemon *self)
     g_signal_connect (self->records, "changed", G_CALLBACK (on_records_changed), self);
 }
 
-/* the kernel sends remove before its sysfs directory goes */
+/* the kernel sends remove before its sysfs directory goes; a disk added
+ * again under the same path (the object stayed: its record was not
+ * forgotten) is present again */
 static void
-mark_removed (VsmdDaemon *self, GUdevDevice *dev)
+mark_removed (VsmdDaemon *self, GUdevDevice *dev, gboolean removed)
 {
   GHashTableIter iter;
   gpointer value;
@@ -345,15 +347,17 @@ mark_removed (VsmdDaemon *self, GUdevDevice *dev)
   g_hash_table_iter_init (&iter, self->devices);
   while (g_hash_table_iter_next (&iter, NULL, &value))
     if (g_strcmp0 (vsmd_device_get_disk_syspath (value), g_udev_device_get_sysfs_path (dev)) == 0)
-      vsmd_device_set_removed (value);
+      vsmd_device_set_removed (value, removed);
 }
 
 static void
 on_uevent (GUdevClient *client, const char *action, GUdevDevice *dev, VsmdDaemon *self)
 {
-  if (g_str_equal (action, "remove") && g_strcmp0 (g_udev_device_get_devtype (dev), "disk") == 0)
-    mark_removed (self, dev);
-  if (g_strcmp0 (g_udev_device_get_devtype (dev), "disk") == 0 || g_str_equal (action, "remove"))
+  gboolean disk = g_strcmp0 (g_udev_device_get_devtype (dev), "disk") == 0;
+
+  if (disk && (g_str_equal (action, "remove") || g_str_equal (action, "add")))
+    mark_removed (self, dev, g_str_equal (action, "remove"));
+  if (disk || g_str_equal (action, "remove"))
     rescan (self);
   else
     refresh_all_mounts (self);

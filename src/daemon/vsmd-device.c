@@ -164,9 +164,9 @@ vsmd_device_get_disk_syspath (VsmdDevice *d)
 }
 
 void
-vsmd_device_set_removed (VsmdDevice *d)
+vsmd_device_set_removed (VsmdDevice *d, gboolean removed)
 {
-  d->removed = TRUE;
+  d->removed = removed;
 }
 
 gboolean

@@ -50,7 +50,7 @@ void vsmd_device_set_mount_points (VsmdDevice *device, const char *const *mount_
 const char *vsmd_device_get_disk_syspath (VsmdDevice *device);
 /* udev said the disk was removed (its sysfs directory may still be there
  * for a moment) */
-void vsmd_device_set_removed (VsmdDevice *device);
+void vsmd_device_set_removed (VsmdDevice *device, gboolean removed);
 /* the disk went away or its record is gone: off the bus; a mount of a
  * disk that went ends in the history */
 void vsmd_device_retire (VsmdDevice *device);

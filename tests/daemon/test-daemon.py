@@ -12,10 +12,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 
 import fcntl
+import glob
 import json
 import os
 import re
 import shutil
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -83,6 +86,49 @@ def wait_for(cond, timeout=10.0, what="condition"):
         time.sleep(0.05)
     raise AssertionError("timed out waiting for " + what)
 
+
+def udev_hash32(text):
+    """systemd's string_hash32 (MurmurHash2, seed 0), as in the libudev
+    header's filter fields, which the monitor's socket filter checks"""
+    m, data = 0x5BD1E995, text.encode()
+    h = len(data)
+    while len(data) >= 4:
+        k = (int.from_bytes(data[:4], "little") * m) & 0xFFFFFFFF
+        k ^= k >> 24
+        k = (k * m) & 0xFFFFFFFF
+        h = ((h * m) & 0xFFFFFFFF) ^ k
+        data = data[4:]
+    for i in reversed(range(len(data))):
+        h ^= data[i] << (8 * i)
+    if data:
+        h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * m) & 0xFFFFFFFF
+    return h ^ (h >> 15)
+
+
+def send_uevent(root, syspath, action, subsystem, devtype):
+    """What umockdev_testbed_uevent() sends, from a process that runs
+    without umockdev's preload (its sender resolves the device through
+    libudev, which only the preload points at the testbed): a libudev
+    message with the device's uevent file to every listener of the testbed"""
+    with open(root + syspath + "/uevent") as f:
+        extra = [l for l in f.read().split("\n") if l]
+    props = ["ACTION=" + action, "DEVPATH=" + syspath[len("/sys"):],
+             "SUBSYSTEM=" + subsystem, "SEQNUM=1000"] + extra
+    body = b"".join(p.encode() + b"\0" for p in props)
+    # the magic and the filter hashes in network order, the sizes in the host's
+    header = (b"libudev\0" + struct.pack("!I", 0xFEEDCAFE) + struct.pack("=III", 40, 40, len(body))
+              + struct.pack("!IIII", udev_hash32(subsystem), udev_hash32(devtype), 0, 0))
+    sent = 0
+    for path in glob.glob(os.path.join(root, "event*")):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+            try:
+                s.sendto(header + body, path)
+                sent += 1
+            except ConnectionRefusedError:
+                pass
+    return sent
 
 class TestDaemon(unittest.TestCase):
     @classmethod
@@ -580,6 +626,38 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(len(self.history_mounts()), 2)
         r = self.cli("status", "--json")
         self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_history_on_remove_before_sysfs_goes(self):
+        # the kernel sends the disk's remove before its sysfs directory goes:
+        # udev's remove (the helper forgets the record) can reach the daemon
+        # while the directory is still there; the mount is still recorded
+        node, bdi, path = self.managed_stick()
+        disk_sys = self.mounted_copy(bdi, path)
+        self.assertGreater(send_uevent(self.root, disk_sys, "remove", "block", "disk"), 0)
+        self.pump(0.5)
+        self.assertEqual(self.cli("forget", bdi).returncode, 0)
+        wait_for(lambda: self.list_devices() == [], what="the object to go")
+        wait_for(lambda: os.path.exists(os.path.join(self.lib, "drives.history")),
+                 what="the pulled mount's entry")
+        self.assertEqual(len(self.history_mounts()), 1)
+        self.assertTrue(os.path.isdir(self.root + disk_sys), "the directory stayed")
+
+    def test_added_again_after_a_remove(self):
+        # a remove, then the same disk added again under the same path before
+        # its record went: present again, so a Restore while mounted (which
+        # ends no mount) records nothing
+        node, bdi, path = self.managed_stick()
+        disk_sys = self.mounted_copy(bdi, path)
+        self.assertGreater(send_uevent(self.root, disk_sys, "remove", "block", "disk"), 0)
+        self.pump(0.5)
+        self.assertGreater(send_uevent(self.root, disk_sys, "add", "block", "disk"), 0)
+        self.pump(0.5)
+        self.assertEqual(self.list_devices(), [path])
+        self.assertEqual(self.cli("restore", node).returncode, 0)
+        wait_for(lambda: self.list_devices() == [], what="the object to go")
+        self.pump(1.0)
+        self.assertFalse(os.path.exists(os.path.join(self.lib, "drives.history")),
+                         "a Restore of a present drive recorded a mount")
 
     def test_history_write_off_the_main_loop(self):
         # another vfat-smart holds the state lock when the mount ends: the
