@@ -1,3 +1,3 @@
 set -euo pipefail
-export VSM_LAB_GUEST_DIR=/run/lab/host/work/wt-bench2/tests/lab/guest
-exec python3 -u /run/lab/host/work/wt-bench2/bench/guest/bench.py /run/lab/host/work/wt-bench2/bench/raw/internal-6.1.new/group.json
+export VSM_LAB_GUEST_DIR=/run/lab/host/work/wt-bench3/tests/lab/guest
+exec python3 -u /run/lab/host/work/wt-bench3/bench/guest/bench.py /run/lab/host/work/wt-bench3/bench/raw/internal-6.1.new/group.json
