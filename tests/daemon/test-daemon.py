@@ -130,6 +130,7 @@ def send_uevent(root, syspath, action, subsystem, devtype):
                 pass
     return sent
 
+
 class TestDaemon(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
