@@ -261,6 +261,11 @@ def yank_goal(c):
 
 
 # -------------------------------------------------------------------------- markdown
+
+def group_workloads(cells):
+    """(group, workload) of the cells, each once, in the cells' order"""
+    return list(dict.fromkeys((c["group"], c["workload"]) for c in cells))
+
 def render(summary, plots=None, notes=None):
     L = []
     cells = summary["cells"]
@@ -305,11 +310,7 @@ def render(summary, plots=None, notes=None):
             continue
         L.append("## %s" % title)
         L.append("")
-        groups = []
-        for c in part:
-            if (c["group"], c["workload"]) not in groups:
-                groups.append((c["group"], c["workload"]))
-        for gname, wname in groups:
+        for gname, wname in group_workloads(part):
             cs = [c for c in part if (c["group"], c["workload"]) == (gname, wname)]
             c0 = cs[0]
             L.append("### %s: %s, %s, Linux %s, vm %s, %s (%.0f MiB)" % (
@@ -413,11 +414,7 @@ def render_internal(cells):
     for _, text in internal_findings(cells):
         L.append("- %s" % text)
     L.append("")
-    keys = []
-    for c in cs:
-        if (c["group"], c["workload"]) not in keys:
-            keys.append((c["group"], c["workload"]))
-    for gname, wname in keys:
+    for gname, wname in group_workloads(cs):
         part = [c for c in cs if (c["group"], c["workload"]) == (gname, wname) and c["reps"]]
         if not part:
             continue
