@@ -318,6 +318,9 @@ vsmd_device_new (VsmdBouncer *bouncer, const VsmState *s)
   d->disk_syspath = g_strdup (s->disk_syspath);
   d->disk_name = g_strdup (s->disk_name);
   d->skeleton = vsm_dbus_device_skeleton_new ();
+  /* every property has its idle value before the export: a change after it
+   * (even unset to []) is a PropertiesChanged that a client would see */
+  vsm_dbus_device_set_mount_points (d->skeleton, (const char *const[]){ NULL });
   vsm_dbus_device_set_mounted_by (d->skeleton, NO_UID);
   vsm_dbus_device_set_bandwidth_source (d->skeleton, s->bandwidth ? "plan" : "");
   vsm_dbus_device_set_at_risk_scope (d->skeleton, "device");
