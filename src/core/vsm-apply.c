@@ -270,6 +270,7 @@ state_from_plan (const VsmDevice *d, const VsmPlan *plan, const VsmState *previo
   s->fs_type = g_strdup (plan->fs_type);
   s->mount_options = g_strdup (plan->mount_options);
   s->cap_bytes = plan->cap_bytes;
+  s->pace_writeback = plan->pace_writeback;
   s->bandwidth = plan->bandwidth;
   s->updated_at = g_get_real_time ();
   for (guint i = 0; i < plan->reasons->len; i++)

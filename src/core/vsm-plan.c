@@ -22,23 +22,24 @@ typedef struct
   VsmClass klass;
   gboolean managed;
   guint64 bandwidth; /* starting write bandwidth, bytes/s */
+  gboolean pace;     /* vfat-smartd may pace one big file under the cap */
   const char *why;
 } PlanRow;
 
 static const PlanRow plan_table[] = {
-  { VSM_CLASS_USB_STICK, TRUE, 20 * MB,
+  { VSM_CLASS_USB_STICK, TRUE, 20 * MB, TRUE,
     N_ ("cheap sticks stall when close() races the flusher; a cap bounds the data at risk without "
         "flush") },
-  { VSM_CLASS_USB_STICK_UAS, TRUE, 80 * MB,
+  { VSM_CLASS_USB_STICK_UAS, TRUE, 80 * MB, TRUE,
     N_ ("a fast stick: a cap keeps progress honest and unplug losses small") },
-  { VSM_CLASS_CARD_READER, TRUE, 20 * MB, N_ ("memory cards behave like cheap sticks") },
-  { VSM_CLASS_USB_SSD, TRUE, 200 * MB,
+  { VSM_CLASS_CARD_READER, TRUE, 20 * MB, TRUE, N_ ("memory cards behave like cheap sticks") },
+  { VSM_CLASS_USB_SSD, TRUE, 200 * MB, FALSE,
     N_ ("an SSD writes fast; a cap of a few seconds still bounds the loss") },
-  { VSM_CLASS_USB_HDD, TRUE, 80 * MB,
+  { VSM_CLASS_USB_HDD, TRUE, 80 * MB, TRUE,
     N_ ("a hard disk: a cap bounds the loss, flush would add a 100 ms sleep to every close") },
-  { VSM_CLASS_UNKNOWN, TRUE, 20 * MB,
+  { VSM_CLASS_UNKNOWN, TRUE, 20 * MB, TRUE,
     N_ ("an unidentified removable drive: planned like a cheap stick, the safest guess") },
-  { VSM_CLASS_INTERNAL, FALSE, 0, N_ ("internal disks are left alone") },
+  { VSM_CLASS_INTERNAL, FALSE, 0, FALSE, N_ ("internal disks are left alone") },
 };
 
 static const PlanRow *
@@ -376,6 +377,25 @@ plan_cap (VsmPlan *plan, const VsmPolicy *policy, const CapMechanism *m)
   reason (plan, _ ("%s: at most %g s of writing at risk"), _ (m->why), policy->max_dirty_seconds);
 }
 
+/* Step 5: under the cap, whether vfat-smartd paces one big file
+ * (vsm-pace.h): it saves the metadata jumps of every writeback round, which
+ * cost a flash stick or a hard disk milliseconds each and an SSD next to
+ * nothing, while the back-to-back syncfs costs the copy time there */
+static void
+plan_pacing (VsmPlan *plan, const PlanRow *row)
+{
+  plan->pace_writeback = row->pace;
+  if (row->pace)
+    reason (plan, _ ("pacing: while one big file fills the cap, the daemon writes the mount "
+                     "back in one go, so FAT's metadata goes once per cap and not once per "
+                     "writeback round"));
+  else
+    reason (plan,
+            _ ("pacing: off for %s, where a metadata write costs next to nothing and "
+               "pacing only slows the copy"),
+            vsm_class_to_string (plan->klass));
+}
+
 static void
 explain_flush (VsmPlan *plan, const VsmKernel *kernel)
 {
@@ -424,7 +444,10 @@ vsm_plan_compute (const VsmDevice *d, const VsmClassification *c, const VsmPolic
       plan->flush_mode = fit_kernel (plan, choose_mode (plan, policy, o), kernel, mechanism);
       plan_bandwidth (plan, d, row, policy, o);
       if (plan->flush_mode == VSM_FLUSH_MODE_DIRTY_CAP)
-        plan_cap (plan, policy, mechanism);
+        {
+          plan_cap (plan, policy, mechanism);
+          plan_pacing (plan, row);
+        }
       else if (plan->flush_mode == VSM_FLUSH_MODE_KERNEL_FLUSH)
         explain_flush (plan, kernel);
       else if (plan->flush_mode == VSM_FLUSH_MODE_SYNC)

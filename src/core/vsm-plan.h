@@ -29,6 +29,7 @@ typedef struct
   char *bandwidth_source;
   guint64 cap_bytes;       /* 0 without a cap */
   const char *cap_via;     /* "per-device" or "global" (vm.dirty_*), NULL without a cap */
+  gboolean pace_writeback; /* with a cap: vfat-smartd may pace one big file (vsm-pace.h) */
   GPtrArray *knobs;        /* VsmKnob*, in the order to write them */
   GPtrArray *reasons;      /* char* */
   char *left_alone_reason; /* why, when !managed */

@@ -363,6 +363,7 @@ vsm_state_to_data (const VsmState *s, gsize *len)
   set_opt (kf, "baseline-stat", s->baseline_stat);
   g_key_file_set_boolean (kf, "disk", "pending", s->pending);
   g_key_file_set_boolean (kf, "disk", "uses-global", s->uses_global);
+  g_key_file_set_boolean (kf, "disk", "pace-writeback", s->pace_writeback);
   g_key_file_set_uint64 (kf, "disk", "cap-bytes", s->cap_bytes);
   g_key_file_set_uint64 (kf, "disk", "bandwidth", s->bandwidth);
   g_key_file_set_int64 (kf, "disk", "applied-at", s->applied_at);
@@ -412,6 +413,9 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
   s->baseline_stat = get_opt (kf, "baseline-stat");
   s->pending = g_key_file_get_boolean (kf, "disk", "pending", NULL);
   s->uses_global = g_key_file_get_boolean (kf, "disk", "uses-global", NULL);
+  /* records from before the key paced every capped drive */
+  s->pace_writeback = !g_key_file_has_key (kf, "disk", "pace-writeback", NULL) ||
+                      g_key_file_get_boolean (kf, "disk", "pace-writeback", NULL);
   s->cap_bytes = g_key_file_get_uint64 (kf, "disk", "cap-bytes", NULL);
   s->bandwidth = g_key_file_get_uint64 (kf, "disk", "bandwidth", NULL);
   s->applied_at = g_key_file_get_int64 (kf, "disk", "applied-at", NULL);

@@ -41,11 +41,12 @@ typedef struct
   guint64 bandwidth;
   gint64 applied_at; /* g_get_real_time () */
   gint64 updated_at;
-  char *baseline_stat;  /* /sys/block/DISK/stat at the first apply */
-  gboolean pending;     /* written ahead of the knobs: an apply did not finish */
-  gboolean uses_global; /* an owner of the vm.* knobs in global.state */
-  GPtrArray *knobs;     /* VsmKnobRecord*, in the order written */
-  GPtrArray *reasons;   /* char* */
+  char *baseline_stat;     /* /sys/block/DISK/stat at the first apply */
+  gboolean pending;        /* written ahead of the knobs: an apply did not finish */
+  gboolean uses_global;    /* an owner of the vm.* knobs in global.state */
+  gboolean pace_writeback; /* the plan's: vfat-smartd may pace (TRUE in older records) */
+  GPtrArray *knobs;        /* VsmKnobRecord*, in the order written */
+  GPtrArray *reasons;      /* char* */
 } VsmState;
 
 void vsm_state_free (VsmState *state);

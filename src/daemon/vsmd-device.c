@@ -76,6 +76,7 @@ struct _VsmdDevice
   VsmPace pace;         /* when to pace (vsm-pace.h) */
   VsmdPacer *pacer;     /* the syncfs worker while pacing */
   gboolean pace_off;    /* the worker failed on this mount: not again */
+  gboolean pace_class;  /* the plan paces this drive's class (VsmState) */
 };
 
 enum
@@ -233,6 +234,7 @@ publish_state (VsmdDevice *d, const VsmState *s)
   vsm_dbus_device_set_flush_mode (d->skeleton, s->flush_mode ? s->flush_mode : "");
   vsm_dbus_device_set_cap_bytes (d->skeleton, s->cap_bytes);
   d->uses_global = s->uses_global;
+  d->pace_class = s->pace_writeback;
 }
 
 static void start_job (VsmdDevice *d, gboolean restore, GDBusMethodInvocation *inv);
@@ -486,7 +488,8 @@ update_pacing (VsmdDevice *d, const VsmDirtyInfo *di)
       want = FALSE;
       stop_pacing (d);
     }
-  want = want && d->mounted && !d->applying && !d->pace_off && mp && mp[0] && !mp[1];
+  want =
+    want && d->pace_class && d->mounted && !d->applying && !d->pace_off && mp && mp[0] && !mp[1];
   if (want && d->pacer == NULL)
     start_pacing (d, mp[0]);
   else if (!want && d->pacer)

@@ -357,6 +357,49 @@ test_plan_link_bound (void)
   g_assert_cmpuint (stick->bandwidth, ==, 20000000);
 }
 
+/* vfat-smartd paces one big file where a metadata write costs: every
+ * capped class but the SSD (bench group h-uas-ssd-big-b: 1.08x udisks'
+ * default with pacing); never without a cap */
+static void
+test_plan_pacing (void)
+{
+  static const struct
+  {
+    VsmClass klass;
+    gboolean pace;
+  } cases[] = {
+    { VSM_CLASS_USB_STICK, TRUE },   { VSM_CLASS_USB_STICK_UAS, TRUE },
+    { VSM_CLASS_CARD_READER, TRUE }, { VSM_CLASS_USB_HDD, TRUE },
+    { VSM_CLASS_UNKNOWN, TRUE },     { VSM_CLASS_USB_SSD, FALSE },
+    { VSM_CLASS_INTERNAL, FALSE },
+  };
+  g_autoptr (VsmDevice) d = device_from_case (&class_cases[0]);
+  g_autoptr (VsmKernel) caps = fake_kernel (TRUE, VSM_FLUSH_FIX_ABSENT);
+  g_autoptr (VsmKernel) old = fake_kernel (FALSE, VSM_FLUSH_FIX_ABSENT);
+  g_autoptr (VsmPolicy) p = vsm_policy_new_default ();
+  g_autoptr (VsmClassification) cls = vsm_classify (d);
+  g_autoptr (VsmPlan) flush = NULL;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (VsmPlan) plan = NULL;
+      gboolean said = FALSE;
+
+      cls->klass = cases[i].klass;
+      plan = vsm_plan_compute (d, cls, p, caps, NULL);
+      g_assert_cmpint (plan->pace_writeback, ==, cases[i].pace);
+      for (guint j = 0; j < plan->reasons->len; j++)
+        said = said || g_str_has_prefix (g_ptr_array_index (plan->reasons, j), "pacing: ");
+      /* a capped drive says why it is paced or not */
+      g_assert_cmpint (said, ==, plan->cap_bytes > 0);
+    }
+  /* Linux < 6.2 without the global knobs: flush, no cap, no pacing */
+  cls->klass = VSM_CLASS_USB_STICK;
+  flush = vsm_plan_compute (d, cls, p, old, NULL);
+  g_assert_cmpuint (flush->cap_bytes, ==, 0);
+  g_assert_false (flush->pace_writeback);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -376,5 +419,6 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/plan/policy-overrides", test_plan_policy_overrides);
   g_test_add_func ("/plan/link-bound", test_plan_link_bound);
+  g_test_add_func ("/plan/pacing", test_plan_pacing);
   return g_test_run ();
 }
