@@ -530,6 +530,13 @@ vsm_apply_begin (const VsmDevice *d, const VsmPlan *plan, const VsmApplyOptions 
       txn_free (txn);
       return NULL;
     }
+  if (options && options->only_if_recorded && txn->previous == NULL)
+    {
+      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED,
+                   _ ("%s: no longer managed (restored meanwhile): not applied"), d->bdi);
+      txn_free (txn);
+      return NULL;
+    }
   txn->was_global_owner = vsm_global_state_has_owner (txn->global, d->bdi);
   txn->defer_global =
     options && options->global_while_mounted && plan_has_global (plan) && !disk_is_mounted (d);

@@ -29,6 +29,9 @@ typedef struct
    * (udev at the plug, the daemon at every mount and unmount); otherwise
    * this disk holds none of them (and lets go of them if it did) */
   gboolean global_while_mounted;
+  /* only a disk that has a record (checked under the lock): a re-apply of
+   * vfat-smartd must not undo a restore that ran since it decided */
+  gboolean only_if_recorded;
 } VsmApplyOptions;
 
 typedef struct _VsmApply VsmApply;

@@ -620,7 +620,8 @@ job_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
   VsmOverrides o = { .bandwidth = j->bandwidth, .bandwidth_source = "measured by vfat-smartd" };
   VsmApplyOptions opts = { .source = "daemon",
                            .lock_wait_ms = VSM_LOCK_WAIT_MS,
-                           .global_while_mounted = TRUE };
+                           .global_while_mounted = TRUE,
+                           .only_if_recorded = TRUE };
   gboolean ok;
 
   if (j->restore)
@@ -647,7 +648,9 @@ job_done (GObject *source, GAsyncResult *res, gpointer data)
   state = vsm_state_load (d->bdi, NULL);
   if (state != NULL)
     vsmd_device_update_state (d, state);
-  if (!ok)
+  if (!ok && g_error_matches (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED))
+    g_message ("%s", error->message);
+  else if (!ok)
     g_warning ("%s: %s", d->bdi, error->message);
   if (inv != NULL && ok)
     g_dbus_method_invocation_return_value (inv, NULL);

@@ -159,6 +159,40 @@ test_apply_restore (Tree *t, gconstpointer data)
   g_assert_error (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED);
 }
 
+/* vfat-smartd's re-apply after a restore it did not see: nothing is written
+ * (the lab's daemon check caught a drift re-apply undoing `restore --all`) */
+static void
+test_only_if_recorded (Tree *t, gconstpointer data)
+{
+  g_autoptr (VsmDevice) d = device (0);
+  g_autoptr (VsmPlan) plan = plan_for (d, VSM_FLUSH_MODE_AUTO, FALSE);
+  g_autoptr (VsmState) s = NULL, again = NULL, first = NULL;
+  g_autoptr (GError) error = NULL;
+  const VsmApplyOptions recorded = { .source = "daemon",
+                                     .lock_wait_ms = 200,
+                                     .only_if_recorded = TRUE };
+
+  /* never applied: refused */
+  first = vsm_apply (d, plan, &recorded, &error);
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED);
+  g_assert_null (first);
+  g_clear_error (&error);
+  assert_file (t, "sys/class/bdi/7:0/strict_limit", "0");
+  /* recorded: applied again */
+  s = vsm_apply (d, plan, &options, &error);
+  g_assert_no_error (error);
+  again = vsm_apply (d, plan, &recorded, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (again);
+  /* restored meanwhile: refused, the knobs stay as restored */
+  g_assert_true (vsm_restore ("7:0", 0, NULL, &error));
+  g_clear_pointer (&again, vsm_state_free);
+  again = vsm_apply (d, plan, &recorded, &error);
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED);
+  g_assert_null (again);
+  assert_file (t, "sys/class/bdi/7:0/strict_limit", "0");
+}
+
 /* the originals are on disk, marked pending, before the first write */
 static void
 test_write_ahead (Tree *t, gconstpointer data)
@@ -538,5 +572,6 @@ main (int argc, char **argv)
   ADD ("/apply/release-phantom-owners", test_release_phantom_owners);
   ADD ("/apply/corrupt-record-is-reported", test_corrupt_record_is_reported);
   ADD ("/apply/lock-is-bounded", test_lock_is_bounded);
+  ADD ("/apply/only-if-recorded", test_only_if_recorded);
   return g_test_run ();
 }
