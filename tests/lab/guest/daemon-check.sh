@@ -83,8 +83,9 @@ else
 fi
 check "data was at risk during the copy" awk '$2 > 0 { n++ } END { exit !(n > 0) }' "$W/samples"
 check "SecondsToSafe is positive while data is at risk" awk '$2 > 1048576 && $4 <= 0 { bad = 1 } END { exit bad }' "$W/samples"
-# falls: from its highest to 0 once nothing is at risk (the last sample)
-check "SecondsToSafe falls to 0 at the end" awk '$4 > max { max = $4 } { last = $4 } END { exit !(max > 0 && last == 0) }' "$W/samples"
+# falls: from its highest to about 0 at the last sample; the sampler stops once less than
+# 1 MiB is at risk, which can still read 0.1 s (CI's fresh-clone run saw 851968 B, 0.1 s)
+check "SecondsToSafe falls to under 0.5 s at the end" awk '$4 > max { max = $4 } { last = $4 } END { exit !(max > 0 && last < 0.5 && last < max) }' "$W/samples"
 # (96 MiB: dirtied in about 4 s, paced from the third second; bench/ measures 1 GiB)
 if [ $devcap = 1 ]; then
   check "the daemon paced writeback while the big file was written" awk '$5 == "true" { n++ } END { exit !(n >= 1) }' "$W/samples"
