@@ -502,8 +502,7 @@ plan_has_global (const VsmPlan *plan)
 static gboolean
 disk_is_mounted (const VsmDevice *d)
 {
-  g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
-  g_autoptr (GPtrArray) mounts = vsm_mounts_for_disk (client, d->disk_syspath);
+  g_autoptr (GPtrArray) mounts = vsm_mounts_for_disk (d->disk_syspath);
 
   return mounts->len > 0;
 }

@@ -297,7 +297,7 @@ read_transport (VsmDevice *d, GUdevDevice *disk)
 }
 
 static void
-read_scsi_facts (VsmDevice *d, GUdevClient *client, GUdevDevice *disk)
+read_scsi_facts (VsmDevice *d, GUdevDevice *disk)
 {
   g_autoptr (GUdevDevice) sdev = NULL;
   g_autoptr (GUdevDevice) iface = NULL;
@@ -329,52 +329,92 @@ read_scsi_facts (VsmDevice *d, GUdevClient *client, GUdevDevice *disk)
   iface = g_udev_device_get_parent_with_subsystem (disk, "usb", "usb_interface");
   if (iface != NULL)
     {
-      GList *all = g_udev_client_query_by_subsystem (client, "block");
-      const char *iface_path = g_udev_device_get_sysfs_path (iface);
-      guint n = 0;
-
-      for (GList *l = all; l != NULL; l = l->next)
-        {
-          GUdevDevice *other = l->data;
-          if (g_strcmp0 (g_udev_device_get_devtype (other), "disk") == 0 &&
-              g_str_has_prefix (g_udev_device_get_sysfs_path (other), iface_path))
-            n++;
-        }
-      g_list_free_full (all, g_object_unref);
+      guint n = vsm_sysfs_count_disks_under (g_udev_device_get_sysfs_path (iface));
       if (n > 1)
         d->n_luns = n;
     }
 }
 
-/* the disk's partitions, in the order of their numbers */
+/* Block devices are found by reading sysfs directories, never by asking
+ * udev for every block device: each device udev makes resolves its sysfs
+ * path one component at a time, and doing that for every block device of
+ * the machine was most of the udev helper's time on each event (in the lab
+ * guest ~140 path walks per event; udisks' unmount waits for that event). */
+
+/* the sysfs path that a link in /sys/class/block points to */
+static char *
+class_block_target (const char *dir, const char *name)
+{
+  g_autofree char *link = g_build_filename (dir, name, NULL);
+  g_autofree char *target = g_file_read_link (link, NULL);
+
+  if (target == NULL)
+    return NULL;
+  return g_canonicalize_filename (target, dir);
+}
+
+guint
+vsm_sysfs_count_disks_under (const char *syspath)
+{
+  g_autofree char *dir = vsm_path (VSM_ROOT_SYSFS, "class", "block", NULL);
+  g_autofree char *prefix = NULL;
+  g_autoptr (GDir) d = NULL;
+  const char *name;
+  guint n = 0;
+
+  if (syspath == NULL || (d = g_dir_open (dir, 0, NULL)) == NULL)
+    return 0;
+  prefix = g_strconcat (syspath, "/", NULL);
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *target = class_block_target (dir, name);
+      g_autofree char *parent = NULL;
+      g_autofree char *partition = NULL;
+
+      if (target == NULL || !g_str_has_prefix (target, prefix))
+        continue;
+      /* a whole disk, not one of its partitions */
+      partition = g_build_filename (target, "partition", NULL);
+      if (!g_file_test (partition, G_FILE_TEST_EXISTS))
+        n++;
+    }
+  return n;
+}
+
+static guint64
+partition_number (const char *syspath)
+{
+  g_autofree char *path = g_build_filename (syspath, "partition", NULL);
+  guint64 n = 0;
+
+  return vsm_read_u64 (path, &n, NULL) ? n : 0;
+}
+
 static gint
 by_partition_number (gconstpointer a, gconstpointer b)
 {
-  guint64 x = g_udev_device_get_sysfs_attr_as_uint64 ((GUdevDevice *)a, "partition");
-  guint64 y = g_udev_device_get_sysfs_attr_as_uint64 ((GUdevDevice *)b, "partition");
+  guint64 x = partition_number (*(const char *const *)a);
+  guint64 y = partition_number (*(const char *const *)b);
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-static GList *
-list_partitions (GUdevClient *client, GUdevDevice *disk)
+GPtrArray *
+vsm_sysfs_disk_partitions (const char *disk_syspath)
 {
-  GList *all = g_udev_client_query_by_subsystem (client, "block");
-  const char *disk_path = g_udev_device_get_sysfs_path (disk);
-  GList *out = NULL;
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GDir) d = disk_syspath ? g_dir_open (disk_syspath, 0, NULL) : NULL;
+  const char *name;
 
-  for (GList *l = all; l != NULL; l = l->next)
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
     {
-      GUdevDevice *other = l->data;
-      g_autoptr (GUdevDevice) parent = NULL;
+      g_autofree char *path = g_build_filename (disk_syspath, name, NULL);
+      g_autofree char *partition = g_build_filename (path, "partition", NULL);
 
-      if (g_strcmp0 (g_udev_device_get_devtype (other), "partition") != 0)
-        continue;
-      parent = g_udev_device_get_parent (other);
-      if (parent != NULL && g_strcmp0 (g_udev_device_get_sysfs_path (parent), disk_path) == 0)
-        out = g_list_prepend (out, g_object_ref (other));
+      if (g_file_test (partition, G_FILE_TEST_EXISTS))
+        g_ptr_array_add (out, g_steal_pointer (&path));
     }
-  g_list_free_full (all, g_object_unref);
-  return g_list_sort (out, by_partition_number);
+  g_ptr_array_sort (out, by_partition_number);
+  return out;
 }
 
 static gboolean
@@ -392,26 +432,28 @@ is_mounted (GPtrArray *mounts, GUdevDevice *partition)
  * front end given the partition name the drive by it): the mounted one,
  * else the first (from udev's database: no I/O on the drive). */
 static char *
-disk_fs_uuid (GUdevClient *client, GUdevDevice *disk, GList *partitions)
+disk_fs_uuid (GUdevClient *client, GUdevDevice *disk, GPtrArray *partitions)
 {
   g_autoptr (GPtrArray) mounts = NULL;
-  const char *first = NULL;
+  g_autofree char *first = NULL;
 
-  for (GList *l = partitions; l != NULL; l = l->next)
+  for (guint i = 0; i < partitions->len; i++)
     {
-      const char *uuid = g_udev_device_get_property (l->data, "ID_FS_UUID");
+      g_autoptr (GUdevDevice) p =
+        g_udev_client_query_by_sysfs_path (client, g_ptr_array_index (partitions, i));
+      const char *uuid = p ? g_udev_device_get_property (p, "ID_FS_UUID") : NULL;
 
       if (uuid == NULL || *uuid == '\0' ||
-          !vsm_fs_type_is_fat (g_udev_device_get_property (l->data, "ID_FS_TYPE")))
+          !vsm_fs_type_is_fat (g_udev_device_get_property (p, "ID_FS_TYPE")))
         continue;
       if (mounts == NULL)
-        mounts = vsm_mounts_for_disk (client, g_udev_device_get_sysfs_path (disk));
-      if (is_mounted (mounts, l->data))
+        mounts = vsm_mounts_for_disk (g_udev_device_get_sysfs_path (disk));
+      if (is_mounted (mounts, p))
         return g_strdup (uuid);
       if (first == NULL)
-        first = uuid;
+        first = g_strdup (uuid);
     }
-  return g_strdup (first);
+  return g_steal_pointer (&first);
 }
 
 static gboolean probing_disabled;
@@ -561,7 +603,7 @@ device_new (GUdevClient *client, GUdevDevice *udev, const char *spec, gboolean n
   g_autoptr (VsmDevice) d = g_new0 (VsmDevice, 1);
   g_autoptr (GUdevDevice) disk = NULL;
   const char *devtype = g_udev_device_get_devtype (udev);
-  GList *partitions;
+  g_autoptr (GPtrArray) partitions = NULL;
 
   if (g_strcmp0 (g_udev_device_get_subsystem (udev), "block") != 0)
     {
@@ -590,15 +632,14 @@ device_new (GUdevClient *client, GUdevDevice *udev, const char *spec, gboolean n
   read_disk_identity (d, disk);
 
   read_transport (d, disk);
-  read_scsi_facts (d, client, disk);
+  read_scsi_facts (d, disk);
 
   read_queue_facts (d, disk);
-  partitions = list_partitions (client, disk);
-  d->n_partitions = g_list_length (partitions);
+  partitions = vsm_sysfs_disk_partitions (g_udev_device_get_sysfs_path (disk));
+  d->n_partitions = partitions->len;
   read_filesystem (d, udev, no_io);
   if (!d->is_partition && d->fs_uuid == NULL)
     d->disk_fs_uuid = disk_fs_uuid (client, disk, partitions);
-  g_list_free_full (partitions, g_object_unref);
   d->superfloppy =
     vsm_device_is_superfloppy (d, g_udev_device_get_property (disk, "ID_PART_TABLE_TYPE"));
 

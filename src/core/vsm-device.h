@@ -103,6 +103,13 @@ gboolean vsm_device_is_superfloppy (const VsmDevice *device, const char *part_ta
 /* vfat or exfat: the filesystems vfat-smart mounts */
 gboolean vsm_fs_type_is_fat (const char *fs_type);
 
+/* From sysfs directories, without udev (cheap: no udev device is made):
+ * the number of whole disks whose sysfs path lies under syspath (e.g. the
+ * LUNs behind one USB interface), and the sysfs paths of a disk's
+ * partitions in the order of their numbers. */
+guint vsm_sysfs_count_disks_under (const char *syspath);
+GPtrArray *vsm_sysfs_disk_partitions (const char *disk_syspath);
+
 /* The filesystem type on the device now, read from its superblock. */
 char *vsm_probe_fs_type (const char *devnode, GError **error);
 

@@ -281,7 +281,7 @@ status_entry_new (GUdevClient *client, VsmState *s, const VsmGlobalState *global
 
   e->state = s;
   e->present = s->disk_syspath && g_file_test (s->disk_syspath, G_FILE_TEST_IS_DIR);
-  e->mounts = e->present ? vsm_mounts_for_disk (client, s->disk_syspath)
+  e->mounts = e->present ? vsm_mounts_for_disk (s->disk_syspath)
                          : g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_mount_info_free);
   e->knobs = g_ptr_array_new_with_free_func ((GDestroyNotify)knob_status_free);
   for (guint i = 0; i < n_own; i++)

@@ -6,8 +6,12 @@
 
 #include "vsm-mount.h"
 
+#include "vsm-device.h"
+#include "vsm-util.h"
+
 #include <libmount.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 void
 vsm_mount_info_free (VsmMountInfo *m)
@@ -22,34 +26,58 @@ vsm_mount_info_free (VsmMountInfo *m)
   g_free (m);
 }
 
+/* the device number in a sysfs directory's "dev" ("MAJ:MIN") */
+static gboolean
+sysfs_devno (const char *syspath, dev_t *out)
+{
+  g_autofree char *path = g_build_filename (syspath, "dev", NULL);
+  g_autofree char *text = vsm_read_attr (path, NULL);
+  const char *colon = text ? strchr (text, ':') : NULL;
+  g_autofree char *maj = colon ? g_strndup (text, colon - text) : NULL;
+  guint64 a, b;
+
+  if (colon == NULL || !vsm_parse_u64 (maj, &a) || !vsm_parse_u64 (colon + 1, &b) ||
+      a > G_MAXUINT32 || b > G_MAXUINT32)
+    return FALSE;
+  *out = makedev ((unsigned)a, (unsigned)b);
+  return TRUE;
+}
+
 GPtrArray *
-vsm_mounts_for_disk (GUdevClient *client, const char *disk_syspath)
+vsm_mounts_for_disk (const char *disk_syspath)
 {
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_mount_info_free);
-  struct libmnt_table *tb = mnt_new_table ();
-  struct libmnt_iter *it = mnt_new_iter (MNT_ITER_FORWARD);
+  g_autoptr (GArray) devnos = g_array_new (FALSE, FALSE, sizeof (dev_t));
+  g_autoptr (GPtrArray) partitions = NULL;
+  struct libmnt_table *tb = NULL;
+  struct libmnt_iter *it = NULL;
   struct libmnt_fs *fs;
+  dev_t devno;
 
-  if (tb == NULL || it == NULL || disk_syspath == NULL || mnt_table_parse_mtab (tb, NULL) != 0)
+  /* the device numbers of the disk and its partitions, from sysfs (no udev
+   * device per mount: see vsm_sysfs_disk_partitions ()) */
+  if (disk_syspath == NULL || !sysfs_devno (disk_syspath, &devno))
+    return out;
+  g_array_append_val (devnos, devno);
+  partitions = vsm_sysfs_disk_partitions (disk_syspath);
+  for (guint i = 0; i < partitions->len; i++)
+    if (sysfs_devno (g_ptr_array_index (partitions, i), &devno))
+      g_array_append_val (devnos, devno);
+
+  tb = mnt_new_table ();
+  it = mnt_new_iter (MNT_ITER_FORWARD);
+  if (tb == NULL || it == NULL || mnt_table_parse_mtab (tb, NULL) != 0)
     goto out;
 
   while (mnt_table_next_fs (tb, it, &fs) == 0)
     {
-      dev_t devno = mnt_fs_get_devno (fs);
-      g_autoptr (GUdevDevice) dev = NULL;
-      g_autoptr (GUdevDevice) disk = NULL;
+      gboolean ours = FALSE;
       VsmMountInfo *m;
 
-      if (devno == 0)
-        continue;
-      dev = g_udev_client_query_by_device_number (client, G_UDEV_DEVICE_TYPE_BLOCK, devno);
-      if (dev == NULL)
-        continue;
-      if (g_strcmp0 (g_udev_device_get_devtype (dev), "partition") == 0)
-        disk = g_udev_device_get_parent_with_subsystem (dev, "block", "disk");
-      else
-        disk = g_object_ref (dev);
-      if (disk == NULL || g_strcmp0 (g_udev_device_get_sysfs_path (disk), disk_syspath) != 0)
+      devno = mnt_fs_get_devno (fs);
+      for (guint i = 0; devno != 0 && i < devnos->len && !ours; i++)
+        ours = g_array_index (devnos, dev_t, i) == devno;
+      if (!ours)
         continue;
 
       m = g_new0 (VsmMountInfo, 1);

@@ -546,8 +546,7 @@ follow_mount (VsmdDevice *d, guint32 uid, const char *const *mount_points)
 void
 vsmd_device_set_mount_points (VsmdDevice *d, const char *const *mount_points)
 {
-  g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
-  g_autoptr (GPtrArray) mounts = vsm_mounts_for_disk (client, d->disk_syspath);
+  g_autoptr (GPtrArray) mounts = vsm_mounts_for_disk (d->disk_syspath);
   g_autoptr (GPtrArray) targets = g_ptr_array_new ();
   guint32 owner;
 

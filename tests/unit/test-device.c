@@ -14,7 +14,9 @@
 #include "vsm-util.h"
 
 #include <glib/gstdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <umockdev.h>
 
 typedef struct
@@ -491,6 +493,76 @@ test_identity_without_serial (void)
   g_assert_cmpstr (a, ==, b);
   g_assert_cmpstr (c, ==, b);
   g_assert_null (part->disk_fs_uuid);
+  g_assert_cmpuint (disk->n_partitions, ==, 1);
+  g_assert_cmpuint (part->n_partitions, ==, 1);
+}
+
+static void
+make_attr (const char *dir, const char *name, const char *value)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, value, -1, NULL));
+}
+
+/* Disks and partitions found by reading sysfs directories (the udev
+ * helper's cheap path): partitions in the order of their numbers, not of
+ * their names; the disks under a USB interface, not their partitions and not
+ * disks elsewhere. */
+static void
+test_sysfs_scan (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("vsm-sysfs-XXXXXX", NULL);
+  g_autofree char *iface = g_build_filename (root, "devices/usb1/1-1/1-1:1.0", NULL);
+  g_autofree char *sda = g_build_filename (iface, "host0/target0:0:0/0:0:0:0/block/sda", NULL);
+  g_autofree char *sdb = g_build_filename (iface, "host0/target0:0:0/0:0:0:1/block/sdb", NULL);
+  g_autofree char *sdc = g_build_filename (root, "devices/usb1/1-2/1-2:1.0/block/sdc", NULL);
+  g_autofree char *classdir = g_build_filename (root, "class/block", NULL);
+  g_autoptr (GPtrArray) parts = NULL;
+  g_autoptr (GPtrArray) none = NULL;
+  const char *const links[][2] = {
+    { "sda", "../../devices/usb1/1-1/1-1:1.0/host0/target0:0:0/0:0:0:0/block/sda" },
+    { "sda2", "../../devices/usb1/1-1/1-1:1.0/host0/target0:0:0/0:0:0:0/block/sda/sda2" },
+    { "sdb", "../../devices/usb1/1-1/1-1:1.0/host0/target0:0:0/0:0:0:1/block/sdb" },
+    { "sdc", "../../devices/usb1/1-2/1-2:1.0/block/sdc" },
+  };
+  g_autofree char *p10 = NULL, *p2 = NULL;
+
+  make_attr (sda, "dev", "8:0");
+  p2 = g_build_filename (sda, "sda2", NULL);
+  p10 = g_build_filename (sda, "sda10", NULL);
+  make_attr (p10, "partition", "10");
+  make_attr (p2, "partition", "2");
+  {
+    g_autofree char *queue = g_build_filename (sda, "queue", NULL);
+    make_attr (queue, "rotational", "0");
+  }
+  make_attr (sdb, "dev", "8:16");
+  make_attr (sdc, "dev", "8:32");
+  g_assert_cmpint (g_mkdir_with_parents (classdir, 0755), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (links); i++)
+    {
+      g_autofree char *link = g_build_filename (classdir, links[i][0], NULL);
+      g_assert_cmpint (symlink (links[i][1], link), ==, 0);
+    }
+
+  parts = vsm_sysfs_disk_partitions (sda);
+  g_assert_cmpuint (parts->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (parts, 0), ==, p2);
+  g_assert_cmpstr (g_ptr_array_index (parts, 1), ==, p10);
+  none = vsm_sysfs_disk_partitions (sdb);
+  g_assert_cmpuint (none->len, ==, 0);
+
+  vsm_paths_set_root (VSM_ROOT_SYSFS, root);
+  g_assert_cmpuint (vsm_sysfs_count_disks_under (iface), ==, 2);
+  g_assert_cmpuint (vsm_sysfs_count_disks_under (sdc), ==, 0);
+  vsm_paths_set_root (VSM_ROOT_SYSFS, NULL);
+
+  {
+    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", root);
+    g_assert_cmpint (system (cmd), ==, 0);
+  }
 }
 
 int
@@ -501,6 +573,7 @@ main (int argc, char **argv)
   g_test_add_func ("/device/bad-specs", test_bad_specs);
   g_test_add_func ("/udev/env-line", test_udev_env_line);
   g_test_add_func ("/device/identity-without-serial", test_identity_without_serial);
+  g_test_add_func ("/device/sysfs-scan", test_sysfs_scan);
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       const FixtureCase *c = &cases[i];
