@@ -368,7 +368,6 @@ vsm_sysfs_count_disks_under (const char *syspath)
   while ((name = g_dir_read_name (d)) != NULL)
     {
       g_autofree char *target = class_block_target (dir, name);
-      g_autofree char *parent = NULL;
       g_autofree char *partition = NULL;
 
       if (target == NULL || !g_str_has_prefix (target, prefix))
