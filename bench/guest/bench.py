@@ -513,7 +513,7 @@ class Bench:
                 log("warm-up: %s, %s (discarded)" % (w["name"], c["label"]))
                 self.run_one(w, c, 0, warmup=True)
             for rep in range(1, g["reps"] + 1):
-                for c in g["configs"]:
+                for c in rotated(g["configs"], rep):
                     log("rep %d: %s, %s" % (rep, w["name"], c["label"]))
                     self.run_one(w, c, rep)
             if w["name"] not in y.get("workloads", []):
@@ -527,6 +527,14 @@ class Bench:
                         self.run_one(w, c, rep, yank=point)
         if self.frag:
             self.frag.kill()
+
+
+def rotated(configs, rep):
+    """The setups in the order of repetition rep (1, 2, ...): rotated by one per
+    repetition, so that no setup always runs first or right after the same other one
+    (a fixed order left an order effect possible, see bench/EXPERIMENTS.md, x-strict-ssd)."""
+    k = (rep - 1) % len(configs) if configs else 0
+    return configs[k:] + configs[:k]
 
 
 def run_rep_major(self, y):
@@ -544,7 +552,7 @@ def run_rep_major(self, y):
 
     def reps(rep):
         for w in srcs:
-            for c in g["configs"]:
+            for c in rotated(g["configs"], rep):
                 log("rep %d: %s, %s" % (rep, w["name"], c["label"]))
                 self.run_one(w, c, rep)
 
