@@ -39,6 +39,7 @@ import ctypes
 import json
 import mmap
 import os
+import pwd
 import re
 import subprocess
 import sys
@@ -252,7 +253,12 @@ class Bench:
         elif fs == "exfat":
             sh("mkfs.exfat", "-L", "BENCH", self.dev.part, stderr=subprocess.DEVNULL)
         else:
-            sh("mkfs.ext4", "-q", "-F", "-L", "BENCH", self.dev.part)
+            # labuser owns the root (udisksctl mounts it as it is); no lazy init
+            # writing behind the copy's back
+            pw = pwd.getpwnam("labuser")
+            sh("mkfs.ext4", "-q", "-F", "-L", "BENCH", "-E",
+               "root_owner=%d:%d,lazy_itable_init=0,lazy_journal_init=0,nodiscard"
+               % (pw.pw_uid, pw.pw_gid), self.dev.part)
         settle()
         uses_rule = config["setup"] == "vfat-smart"
         self.set_ignore(not uses_rule)
