@@ -25,6 +25,7 @@ CONFIGS = [("stock", "stock fat, flush"), ("wait0", "patched, wait=0, flush"),
 
 
 WARMUPS = []
+RESULTS_DIR = None      # set by main()
 ROUND3 = [("stock", "stock fat.ko"), ("control", "unpatched, built out of tree (control)"),
           ("wait0", "patched, wait=0"), ("wait1", "patched, wait=1"),
           ("hybrid", "patched, hybrid (wait=0, then wait=1 if still dirty)")]
@@ -61,7 +62,7 @@ def scenario_reps(results_dir, name):
             per[(r["workload"], r["config"])] = per.get((r["workload"], r["config"]), 0) + 1
     guests = {r.get("pass", 1) for r in rs}
     warm_guests = {r.get("pass", 1) for r in rs if r.get("warmup")}
-    prof = None
+    prof = "unknown (no scenario.json)"
     sc = os.path.join(results_dir, name, "scenario.json")
     if os.path.exists(sc):
         with open(sc) as f:
@@ -71,6 +72,20 @@ def scenario_reps(results_dir, name):
             "every_guest_warm": bool(guests) and warm_guests == guests,
             "configs": sorted({c for _, c in per}, key=lambda c: [x for x, _ in ROUND3 + CONFIGS].index(c)
                               if c in [x for x, _ in ROUND3 + CONFIGS] else 99)}
+
+
+QUEUE_MODEL = "2026-12-01T08:30:06Z"   # commit d4b965a: nbd-stick models the UAS command queue
+
+
+def before_queue_model(results_dir, name):
+    """True when every guest of a cell finished before nbd-stick had its UAS command-queue
+    model (runs.txt timestamps), so on uas-* every discontinuous write was charged as a jump."""
+    path = os.path.join(results_dir, name, "runs.txt")
+    if not os.path.exists(path):
+        return False
+    with open(path) as f:
+        ts = [l.split(": ", 1)[0] for l in f if re.match(r"^\d{4}-\d\d-\d\dT", l)]
+    return bool(ts) and all(t < QUEUE_MODEL for t in ts)
 
 
 def reps_text(i):
@@ -233,8 +248,13 @@ def answers(cells):
                "one big file %s. The per-cell numbers follow (MB/s to safe, higher is better).\n" % (
                    say(worst("wait0", "small200x256k")), say(worst("wait0", "big256")),
                    say(worst("wait1", "small200x256k")), say(worst("wait1", "big256"))))
+    old_uas = [n for n in ROUND2 if n.startswith(("kernel-ssd", "kernel-hdd")) and RESULTS_DIR
+               and before_queue_model(RESULTS_DIR, n)]
     out.append("MB/s to safe (median), change against stock, and stock's own spread (max-min over median) "
-               "as the noise level of the cell. The cheap stick is listed for comparison.\n")
+               "as the noise level of the cell. The cheap stick is listed for comparison.%s\n" % (
+                   " %s ran before nbd-stick modelled the UAS command queue (every discontinuous write charged "
+                   "as a jump; see All cells): compare the configurations within such a cell, not its times with "
+                   "the other kernel's." % ", ".join("`%s`" % n for n in old_uas) if old_uas else ""))
     out.append("| cell | runs | stock | wait=0 | wait=1 | stock spread |")
     out.append("| --- | --- | --- | --- | --- | --- |")
     n = 0
@@ -695,13 +715,21 @@ def person(results_dir):
     if bg:
         p("Background threshold in these runs: %s MiB; dirty threshold %s MiB.\n" % (
             rng(bg, f0), rng([r["dirty_threshold_bytes"] / MIB for r in meas], f0)))
+    def srcs(xs):
+        """which results directories (guests) the runs of a table came from"""
+        n = {}
+        for r in xs:
+            n[r["source"]] = n.get(r["source"], 0) + 1
+        return ", ".join("`%s` %d" % (k, v) for k, v in sorted(n.items()))
+
     for series in sorted({r["kernel"] for r in meas}):
         clean = [r for r in meas if r["mode"] == "clean" and r["kernel"] == series]
         yank = [r for r in meas if r["mode"] == "yank" and r["kernel"] == series]
         if clean:
             p("**Time from close() until the stick is clean, without unmount** (%s; median (min-max)). "
               "**clean** = the BDI's dirty + writeback bytes below 1 MiB (polled every 100 ms, at most 90 s); "
-              "**last device write** = the last write the stick received after close(), from its log.\n" % series)
+              "**last device write** = the last write the stick received after close(), from its log. Runs "
+              "after the warm-ups, from %s.\n" % (series, srcs(clean)))
             p("| fat module | runs | close returns s | dirty + writeback at close MiB | clean after close s | last device write after close s | not clean within 90 s |")
             p("| --- | --- | --- | --- | --- | --- | --- |")
             for c, label in PERSON:
@@ -719,7 +747,11 @@ def person(results_dir):
             p("**Pulled at close() + 0.1 s and + 1 s** (%s): the stick stops taking writes at that instant "
               "(the host's yank file, out of band), is surprise-removed, and its image is read offline on "
               "the host with mtools and `fsck.fat -n` (`tests/lab/lib/yank_analyze.py`); **lost** = bytes "
-              "of the 256 MiB file not found intact through its directory entry and FAT chain.\n" % series)
+              "of the 256 MiB file not found intact through its directory entry and FAT chain. Runs after the "
+              "warm-ups, from %s (each directory one guest)%s.\n" % (series, srcs(yank), "".join(
+                  "; `%s` keeps only some of its guest's runs (`results-all.jsonl` has all; why, in its "
+                  "`runs.txt`)" % d for d in sorted({r["source"] for r in yank})
+                  if os.path.exists(os.path.join(results_dir, d, "results-all.jsonl")))))
             p("**fsck.fat -n** counts the runs whose check found nothing but the marks of a volume that "
               "was mounted when pulled (the dirty bit set, and so the boot sector's backup differing at "
               "offset 65); any other finding is listed below the table.\n")
@@ -866,7 +898,9 @@ def status(results_dir, cells, sources):
 
 
 def main():
+    global RESULTS_DIR
     results_dir, scen_dir = sys.argv[1], sys.argv[2]
+    RESULTS_DIR = results_dir
     cells, sources, incomplete = load(results_dir)
     p = print
     p("# The FAT flush fix: lab measurements\n")
@@ -879,7 +913,9 @@ def main():
       "the disk under test is a simulated drive behind NBD (`tests/lab/nbd-stick`, one request at a time, "
       "each write charged size/bandwidth + a per-command cost + a seek cost when it does not continue the "
       "previous write). Profiles (`tests/lab/nbd-stick/profiles/`): cheap-stick usb-storage SuperSpeed "
-      "20 MB/s, 0.5 ms/command, 20 ms/jump; uas-ssd 400 MB/s, 0.05 ms, 0.1 ms; uas-hdd 100 MB/s, 0.1 ms, 10 ms.")
+      "20 MB/s, 0.5 ms/command, 20 ms/jump; uas-ssd 400 MB/s, 0.05 ms, 0.1 ms; uas-hdd 100 MB/s, 0.1 ms, 10 ms. The uas profiles have "
+      "`queue=16` since %s (nbd-stick's model of the UAS command queue, `tests/lab/README.md`): there a write "
+      "is a jump only when it lies farther than 16 x 512 KiB from the previous one." % QUEUE_MODEL[:10])
     p("- The race setup of LAB-NOTES: page cache fragmented (1200 MiB faulted and every other page freed), "
       "`vm.dirty_bytes`=400 MiB, `dirty_background_bytes`=64 MiB, `dirty_writeback_centisecs`=100, so the "
       "flusher is busy during the copy; FAT32 with 32 KiB clusters made fresh before each run; FAT pre-read.")
@@ -948,8 +984,12 @@ def main():
                 p("_Not measured yet: `kernel/make-results --only %s`._\n" % name)
                 continue
             info = scenario_reps(results_dir, name)
-            p("Source: `%s`%s; %s.\n" % (src, " (incomplete run)" if (short, series) in incomplete else "",
-                                        reps_text(info) if info else "?"))
+            p("Source: `%s`%s; %s%s.\n" % (
+                src, " (incomplete run)" if (short, series) in incomplete else "", reps_text(info) if info else "?",
+                "; run before nbd-stick modelled the UAS command queue (%s), so every discontinuous write was "
+                "charged as a jump, as on a usb-storage stick: its device data jumps and times are not "
+                "comparable with those of the UAS cells run since" % QUEUE_MODEL[:10]
+                if prof.startswith("uas") and before_queue_model(results_dir, name) else ""))
             warm = [r for r in WARMUPS if r.get("scenario") == name]
             if warm:
                 p("Warm-up copy (discarded, not in the tables): " + "; ".join(
