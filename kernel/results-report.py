@@ -769,9 +769,11 @@ def person(results_dir):
                         sum(1 for r in xs if r["files_intact"]), len(xs),
                         sum(1 for r in xs if not fsck_findings(r)), len(xs)))
             p("")
-            other = [(r["config"], r["point_s"], f) for r in yank for f in fsck_findings(r)]
+            other = [(r["config"], r["point_s"], r["source"], " ".join(fsck_findings(r)))
+                     for r in yank if fsck_findings(r)]
             if other:
-                p("Other fsck.fat findings: " + "; ".join("%s at +%g s: %s" % o for o in other) + "\n")
+                p("Other fsck.fat findings (%d of %d runs; one entry per run, `fsck.fat -n` lines joined): " % (
+                    len(other), len(yank)) + "; ".join("%s at +%g s (`%s`): %s" % o for o in other) + "\n")
     return "\n".join(out)
 
 
