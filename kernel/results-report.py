@@ -236,7 +236,8 @@ def answers(cells):
             c = (short, series, w)
             d = pct(g(c, cfg, "safe"), g(c, "stock", "safe"))
             if d is not None and (best is None or d > best[0]):
-                best = (d, label)
+                sp = spread(cells, short, series, w, "stock", "safe")
+                best = (d, label + ("; stock's own spread there %.0f %%" % sp if sp is not None else ""))
         return best
 
     def say(b):
