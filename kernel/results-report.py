@@ -25,6 +25,7 @@ CONFIGS = [("stock", "stock fat, flush"), ("wait0", "patched, wait=0, flush"),
 
 
 WARMUPS = []
+RESULTS_DIR = None      # set by main()
 ROUND3 = [("stock", "stock fat.ko"), ("control", "unpatched, built out of tree (control)"),
           ("wait0", "patched, wait=0"), ("wait1", "patched, wait=1"),
           ("hybrid", "patched, hybrid (wait=0, then wait=1 if still dirty)")]
@@ -40,6 +41,67 @@ def nreps(d):
 
 def med(xs):
     return statistics.median(xs) if xs else None
+
+
+ROUND2 = ["kernel-%s-%s" % (sh, se) for sh in ("cheap", "ssd", "hdd") for se in KERNELS] + ["kernel-cheaporder-6.12"]
+COVER3 = ["kernel-hybrid-big-6.1", "kernel-hybrid-small-6.1", "kernel-hybrid-big-6.12", "kernel-hybrid-small-6.12"]
+
+
+def scenario_reps(results_dir, name):
+    """What a scenario's results.jsonl holds: {"reps": fewest runs of any (workload, config)
+    after the warm-ups, "most": the most, "warmups": discarded copies, "guests": guests,
+    "configs": [labels]}, or None when it was not run."""
+    path = os.path.join(results_dir, name, "results.jsonl")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        rs = [json.loads(l) for l in f if l.startswith("{")]
+    per = {}
+    for r in rs:
+        if not r.get("warmup"):
+            per[(r["workload"], r["config"])] = per.get((r["workload"], r["config"]), 0) + 1
+    guests = {r.get("pass", 1) for r in rs}
+    warm_guests = {r.get("pass", 1) for r in rs if r.get("warmup")}
+    prof = "unknown (no scenario.json)"
+    sc = os.path.join(results_dir, name, "scenario.json")
+    if os.path.exists(sc):
+        with open(sc) as f:
+            prof = json.load(f).get("stick_profile", "cheap-stick")
+    return {"profile": prof, "reps": min(per.values()) if per else 0, "most": max(per.values()) if per else 0,
+            "warmups": sum(1 for r in rs if r.get("warmup")), "guests": len(guests),
+            "every_guest_warm": bool(guests) and warm_guests == guests,
+            "configs": sorted({c for _, c in per}, key=lambda c: [x for x, _ in ROUND3 + CONFIGS].index(c)
+                              if c in [x for x, _ in ROUND3 + CONFIGS] else 99)}
+
+
+QUEUE_MODEL = "2026-12-01T08:30:06Z"   # commit d4b965a: nbd-stick models the UAS command queue
+
+
+def before_queue_model(results_dir, name):
+    """True when every guest of a cell finished before nbd-stick had its UAS command-queue
+    model (runs.txt timestamps), so on uas-* every discontinuous write was charged as a jump."""
+    path = os.path.join(results_dir, name, "runs.txt")
+    if not os.path.exists(path):
+        return False
+    with open(path) as f:
+        ts = [l.split(": ", 1)[0] for l in f if re.match(r"^\d{4}-\d\d-\d\dT", l)]
+    return bool(ts) and all(t < QUEUE_MODEL for t in ts)
+
+
+def reps_text(i):
+    """'5 repetitions after a discarded warm-up copy' / '3 repetitions without a warm-up'."""
+    n = "%d" % i["reps"] if i["reps"] == i["most"] else "%d-%d" % (i["reps"], i["most"])
+    if i["every_guest_warm"]:
+        return "%s repetitions after a discarded warm-up copy%s" % (n, " (in each of its %d guests)" % i["guests"]
+                                                                  if i["guests"] > 1 else "")
+    if i["warmups"]:
+        return "%s repetitions, a warm-up copy in only some of its guests" % n
+    return "%s repetitions without a warm-up" % n
+
+
+def meets_13(i):
+    """Issue 13's rule: at least 5 repetitions per cell, a discarded warm-up copy after boot."""
+    return i is not None and i["reps"] >= 5 and i["every_guest_warm"]
 
 
 def load(results_dir):
@@ -174,7 +236,8 @@ def answers(cells):
             c = (short, series, w)
             d = pct(g(c, cfg, "safe"), g(c, "stock", "safe"))
             if d is not None and (best is None or d > best[0]):
-                best = (d, label)
+                sp = spread(cells, short, series, w, "stock", "safe")
+                best = (d, label + ("; stock's own spread there %.0f %%" % sp if sp is not None else ""))
         return best
 
     def say(b):
@@ -186,8 +249,13 @@ def answers(cells):
                "one big file %s. The per-cell numbers follow (MB/s to safe, higher is better).\n" % (
                    say(worst("wait0", "small200x256k")), say(worst("wait0", "big256")),
                    say(worst("wait1", "small200x256k")), say(worst("wait1", "big256"))))
+    old_uas = [n for n in ROUND2 if n.startswith(("kernel-ssd", "kernel-hdd")) and RESULTS_DIR
+               and before_queue_model(RESULTS_DIR, n)]
     out.append("MB/s to safe (median), change against stock, and stock's own spread (max-min over median) "
-               "as the noise level of the cell. The cheap stick is listed for comparison.\n")
+               "as the noise level of the cell. The cheap stick is listed for comparison.%s\n" % (
+                   " %s ran before nbd-stick modelled the UAS command queue (every discontinuous write charged "
+                   "as a jump; see All cells): compare the configurations within such a cell, not its times with "
+                   "the other kernel's." % ", ".join("`%s`" % n for n in old_uas) if old_uas else ""))
     out.append("| cell | runs | stock | wait=0 | wait=1 | stock spread |")
     out.append("| --- | --- | --- | --- | --- | --- |")
     n = 0
@@ -208,12 +276,16 @@ def answers(cells):
     out.append("### 2. wait=0 or wait=1?\n")
     w0 = max([b for b in (worst("wait0", "small200x256k"), worst("wait0", "big256")) if b] or [None])
     w1 = max([b for b in (worst("wait1", "small200x256k"), worst("wait1", "big256")) if b] or [None])
-    out.append("**Answer (round two).** Round two chose wait=0 (v2); round three, above, replaced it with the hybrid (v3), which is the patch now. Both variants remove the race (one writer at a time, the device "
-               "jumps and request sizes of a copy without flush; see the cells below). wait=1 makes every "
+    out.append("**Answer (round two).** Round two chose wait=0 (v2); round three, above, replaced it with the hybrid (v3), which is the patch now. Both variants remove the race: on the cheap stick the big file's device "
+               "data jumps (median) fall to those of a copy without flush (%s; see the cells below)."
+               " wait=1 makes every "
                "close() wait for its data and write the directory entry synchronously before fat_file_release()'s "
-               "100 ms sleep, instead of overlapping that I/O with the sleep: its worst cell is %s slower than "
-               "stock; wait=0's worst is %s. wait=0's price is the dirty data close() can leave behind "
-               "(question 3).\n" % (say(w1), say(w0)))
+               "100 ms sleep, instead of overlapping that I/O with the sleep. Largest change of the time to safe "
+               "against stock (positive = slower): wait=1 %s; wait=0 %s. wait=0's price is the dirty data close() can leave behind "
+               "(question 3).\n" % ("; ".join(
+                   "%s: stock %s, wait=0 %s, wait=1 %s, no flush %s" % ((se,) + tuple(
+                       f0(g(("cheap", se, "big256"), c, "disc")) for c in ("stock", "wait0", "wait1", "noflush")))
+                   for se in KERNELS if cells.get(("cheap", se, "big256", "stock"))), say(w1), say(w0)))
     out.append("What close() does: when it returns (the `cp` time, seconds), what it leaves dirty (MiB, "
                "median; in how many runs at least 10 MiB), and the time to safe.\n")
     out.append("| cell | close returns s: stock / wait=0 / wait=1 | dirty at close MiB: stock / wait=0 / wait=1 "
@@ -242,10 +314,21 @@ def answers(cells):
         if vals:
             parts.append("%s: wait=0 left >= 10 MiB in %d of %d runs, up to %.0f MiB (stock at most %.1f MiB)" % (
                 what, left, len(vals), max(vals), max(st) if st else float("nan")))
-    out.append("**Answer.** Small files: nothing in any configuration (close() finds the inode idle and writes "
-               "it). One 256 MiB file with wait=0: when the flusher is writing the file at the moment of close(), "
-               "close() leaves the rest to it; %s. wait=1 leaves nothing, like stock. The data left behind is "
-               "written by the flusher or by umount, which takes that much longer.\n" % "; ".join(parts))
+    def most(wl, cfgs):
+        xs = [r["at_risk_at_return_bytes"] / MIB for (sh, se, w, c), runs in cells.items()
+              if sh in [x for x, _, _ in PROFILES] and w == wl and c in cfgs for r in runs]
+        return max(xs) if xs else None
+    sm = most("small200x256k", ("stock", "wait0", "wait1"))
+    w1 = most("big256", ("wait1",))
+    stb = most("big256", ("stock",))
+    out.append("**Answer.** Small files: %s. One 256 MiB file with wait=0: when the flusher is writing the file "
+               "at the moment of close(), close() leaves the rest to it; %s. wait=1 left at most %s MiB, stock at "
+               "most %s MiB. The data left behind is written by the flusher or by umount, which takes that much "
+               "longer.\n" % (
+                   "at most %.1f MiB dirty at close in any run of stock, wait=0 and wait=1%s" % (
+                       sm, " (close() finds the inode idle and writes it; 0.1 MiB is the floor of the counters)"
+                       if sm < 1 else "") if sm is not None else "not measured",
+                   "; ".join(parts), f1(w1), f1(stb)))
     out.append("Dirty + writeback bytes of the device when close() returned, median (min-max), and how long "
                "umount then took.\n")
     out.append("| cell | config | dirty at close MiB | umount s |")
@@ -332,17 +415,23 @@ def round3(cells, results_dir):
               f1(ts["control"])))
         small_ok = ts["hybrid"] is not None and ts["wait0"] and pct(ts["hybrid"], ts["wait0"]) <= 2.0
         th = {c: g(hdd, c, "safe") for c, _ in ROUND3}
+        # round two's wait=1 small-file cost on the UAS hard disk, per kernel (safe s against stock)
+        r2 = ["%s %s" % (se, spct(pct(medof(cells, "hdd", se, "small200x256k", "wait1", "safe"),
+                                      medof(cells, "hdd", se, "small200x256k", "stock", "safe"))))
+              for se in KERNELS if cells.get(("hdd", se, "small200x256k", "wait1"))]
+        r2txt = ("round two measured wait=1's time to safe for small files against stock at %s (`kernel-hdd-*`)"
+                 % " and ".join(r2)) if r2 else "round two measured wait=1's small-file cost"
         if th["hybrid"] is not None:
-            p(" On the simulated UAS hard disk, where wait=1's small-file cost showed in round two, 200 files "
+            p(" On the simulated UAS hard disk, where %s, 200 files "
               "of 256 KiB were safe after %s s with the hybrid, %s s with wait=0 (%s), %s s with wait=1 (%s "
               "against wait=0) and %s s with the control." % (
-                  f1(th["hybrid"]), f1(th["wait0"]), spct(pct(th["hybrid"], th["wait0"])), f1(th["wait1"]),
+                  r2txt, f1(th["hybrid"]), f1(th["wait0"]), spct(pct(th["hybrid"], th["wait0"])), f1(th["wait1"]),
                   spct(pct(th["wait1"], th["wait0"])), f1(th["control"])))
             small_ok = small_ok and th["wait0"] and pct(th["hybrid"], th["wait0"]) <= 2.0
         else:
-            p(" The hard-disk cell, where wait=1's small-file cost showed in round two (+20-22 %), has not been "
+            p(" The hard-disk cell, where %s, has not been "
               "run with the hybrid; on the cheap stick wait=1 costs little on small files too, so the stick "
-              "alone cannot show that the hybrid avoids that cost.")
+              "alone cannot show that the hybrid avoids that cost." % r2txt)
         big_ok = hb_max is not None and hb_max < 10 and nh == 0
         c_runs = [r["safe_s"] for r in (big.get("control") or [])]
         c_lo, c_hi = (min(c_runs), max(c_runs)) if c_runs else (None, None)
@@ -627,13 +716,21 @@ def person(results_dir):
     if bg:
         p("Background threshold in these runs: %s MiB; dirty threshold %s MiB.\n" % (
             rng(bg, f0), rng([r["dirty_threshold_bytes"] / MIB for r in meas], f0)))
+    def srcs(xs):
+        """which results directories (guests) the runs of a table came from"""
+        n = {}
+        for r in xs:
+            n[r["source"]] = n.get(r["source"], 0) + 1
+        return ", ".join("`%s` %d" % (k, v) for k, v in sorted(n.items()))
+
     for series in sorted({r["kernel"] for r in meas}):
         clean = [r for r in meas if r["mode"] == "clean" and r["kernel"] == series]
         yank = [r for r in meas if r["mode"] == "yank" and r["kernel"] == series]
         if clean:
             p("**Time from close() until the stick is clean, without unmount** (%s; median (min-max)). "
               "**clean** = the BDI's dirty + writeback bytes below 1 MiB (polled every 100 ms, at most 90 s); "
-              "**last device write** = the last write the stick received after close(), from its log.\n" % series)
+              "**last device write** = the last write the stick received after close(), from its log. Runs "
+              "after the warm-ups, from %s.\n" % (series, srcs(clean)))
             p("| fat module | runs | close returns s | dirty + writeback at close MiB | clean after close s | last device write after close s | not clean within 90 s |")
             p("| --- | --- | --- | --- | --- | --- | --- |")
             for c, label in PERSON:
@@ -651,7 +748,11 @@ def person(results_dir):
             p("**Pulled at close() + 0.1 s and + 1 s** (%s): the stick stops taking writes at that instant "
               "(the host's yank file, out of band), is surprise-removed, and its image is read offline on "
               "the host with mtools and `fsck.fat -n` (`tests/lab/lib/yank_analyze.py`); **lost** = bytes "
-              "of the 256 MiB file not found intact through its directory entry and FAT chain.\n" % series)
+              "of the 256 MiB file not found intact through its directory entry and FAT chain. Runs after the "
+              "warm-ups, from %s (each directory one guest)%s.\n" % (series, srcs(yank), "".join(
+                  "; `%s` keeps only some of its guest's runs (`results-all.jsonl` has all; why, in its "
+                  "`runs.txt`)" % d for d in sorted({r["source"] for r in yank})
+                  if os.path.exists(os.path.join(results_dir, d, "results-all.jsonl")))))
             p("**fsck.fat -n** counts the runs whose check found nothing but the marks of a volume that "
               "was mounted when pulled (the dirty bit set, and so the boot sector's backup differing at "
               "offset 65); any other finding is listed below the table.\n")
@@ -669,9 +770,11 @@ def person(results_dir):
                         sum(1 for r in xs if r["files_intact"]), len(xs),
                         sum(1 for r in xs if not fsck_findings(r)), len(xs)))
             p("")
-            other = [(r["config"], r["point_s"], f) for r in yank for f in fsck_findings(r)]
+            other = [(r["config"], r["point_s"], r["source"], " ".join(fsck_findings(r)))
+                     for r in yank if fsck_findings(r)]
             if other:
-                p("Other fsck.fat findings: " + "; ".join("%s at +%g s: %s" % o for o in other) + "\n")
+                p("Other fsck.fat findings (%d of %d runs; one entry per run, `fsck.fat -n` lines joined): " % (
+                    len(other), len(yank)) + "; ".join("%s at +%g s (`%s`): %s" % o for o in other) + "\n")
     return "\n".join(out)
 
 
@@ -749,7 +852,8 @@ def status(results_dir, cells, sources):
         n = sum(1 for r in rs if not r.get("warmup"))
         reps = {r.get("rep") for r in rs if not r.get("warmup")} - {0, None}
         guests = len({r.get("pass", 1) for r in rs})
-        done.append("`%s` %d runs%s%s%s" % (name, n, ", %d reps" % len(reps) if reps else "",
+        done.append("`%s` %d runs%s%s%s%s" % (name, n, ", %d reps" % len(reps) if reps else "",
+                                              " after a warm-up" if any(r.get("warmup") for r in rs) else "",
                                             ", %d guests" % guests if guests > 1 else "",
                                             " (a guest incomplete, see its runs.txt)" if os.path.exists(
                                                 os.path.join(os.path.dirname(d), "INCOMPLETE")) else ""))
@@ -764,14 +868,28 @@ def status(results_dir, cells, sources):
     missing = missing_runs(results_dir, cells, sources)
     p("- Not measured yet: %s." % ("; ".join("`kernel/make-results --only %s`" % m for m in missing)
                                   if missing else "no scenario of `make-results` is missing"))
-    short = [name for name in ["kernel-%s-%s" % (sh, se) for sh, _, _ in PROFILES for se in KERNELS] +
-             ["kernel-cheaporder-6.12"] if os.path.exists(os.path.join(results_dir, name, "results.jsonl"))]
-    short = [n for n in short if len({json.loads(l)["rep"] for l in open(os.path.join(results_dir, n, "results.jsonl"))
-                                      if l.startswith("{")}) < 5]
-    if short:
-        p("- Round two's cells, 3 repetitions without a warm-up (their scenarios have none; not brought to 5 "
-          "yet: `--append` would add repetitions without a warm-up too, and the UAS SSD and hard-disk "
-          "profiles have simulated the UAS command queue since those runs): %s." % ", ".join("`%s`" % n for n in short))
+    info = {n: scenario_reps(results_dir, n) for n in ROUND2 + COVER3}
+    r2 = [n for n in ROUND2 if info[n]]
+    ok = [n for n in r2 if meets_13(info[n])]
+    short = [n for n in r2 if not meets_13(info[n])]
+    if ok:
+        p("- Round two's cells with issue 13's repetitions (at least 5 per cell after a discarded warm-up copy): "
+          + "; ".join("`%s` %s" % (n, reps_text(info[n])) for n in ok) + ".")
+    for prof in sorted({info[n]["profile"] for n in short}):
+        these = [n for n in short if info[n]["profile"] == prof]
+        cover = [n for n in COVER3
+                 if n in info and meets_13(info[n]) and info[n]["profile"] == prof]
+        p("- Round two's cells on `%s` below issue 13's rule (at least 5 repetitions per cell after a discarded "
+          "warm-up copy), kept as measured: %s. %s" % (
+              prof, "; ".join("`%s` %s" % (n, reps_text(info[n])) for n in these),
+              "Round three covers that drive with the required repetitions: %s, configurations %s on the same "
+              "`%s` profile, the same race setup and workloads." % (
+                  "; ".join("`%s` %s" % (n, reps_text(info[n])) for n in cover),
+                  "/".join(sorted(set.intersection(*[set(info[n]["configs"]) for n in cover]),
+                                  key=[x for x, _ in ROUND3].index)), prof)
+              if cover else "No cell of round three has this drive with 5 repetitions after a warm-up: "
+              "rerun with `kernel/make-results --only NAME` (the scenarios have `\"warmup\": true` and 5 "
+              "repetitions; `--append` would add runs without a warm-up)."))
     failed = sorted(glob.glob(os.path.join(results_dir, "*panic*.txt")) +
                     glob.glob(os.path.join(results_dir, "probe", "*stall*.txt")))
     if failed:
@@ -783,7 +901,9 @@ def status(results_dir, cells, sources):
 
 
 def main():
+    global RESULTS_DIR
     results_dir, scen_dir = sys.argv[1], sys.argv[2]
+    RESULTS_DIR = results_dir
     cells, sources, incomplete = load(results_dir)
     p = print
     p("# The FAT flush fix: lab measurements\n")
@@ -796,7 +916,9 @@ def main():
       "the disk under test is a simulated drive behind NBD (`tests/lab/nbd-stick`, one request at a time, "
       "each write charged size/bandwidth + a per-command cost + a seek cost when it does not continue the "
       "previous write). Profiles (`tests/lab/nbd-stick/profiles/`): cheap-stick usb-storage SuperSpeed "
-      "20 MB/s, 0.5 ms/command, 20 ms/jump; uas-ssd 400 MB/s, 0.05 ms, 0.1 ms; uas-hdd 100 MB/s, 0.1 ms, 10 ms.")
+      "20 MB/s, 0.5 ms/command, 20 ms/jump; uas-ssd 400 MB/s, 0.05 ms, 0.1 ms; uas-hdd 100 MB/s, 0.1 ms, 10 ms. The uas profiles have "
+      "`queue=16` since %s (nbd-stick's model of the UAS command queue, `tests/lab/README.md`): there a write "
+      "is a jump only when it lies farther than 16 x 512 KiB from the previous one." % QUEUE_MODEL[:10])
     p("- The race setup of LAB-NOTES: page cache fragmented (1200 MiB faulted and every other page freed), "
       "`vm.dirty_bytes`=400 MiB, `dirty_background_bytes`=64 MiB, `dirty_writeback_centisecs`=100, so the "
       "flusher is busy during the copy; FAT32 with 32 KiB clusters made fresh before each run; FAT pre-read.")
@@ -816,13 +938,20 @@ def main():
     p(round3(cells, results_dir))
     p(round3_kernel(cells, "6.1"))
     p(person(results_dir))
-    p("## Answers to the review (round two: 3 runs per cell, no warm-up, no control build)\n")
+    groups = {}
+    for n in ROUND2:
+        i = scenario_reps(results_dir, n)
+        if i:
+            groups.setdefault(reps_text(i), []).append("`%s`" % n)
+    p("## Answers to the review (round two: no control build; %s)\n" % "; ".join(
+        "%s: %s" % (", ".join(v), k) for k, v in groups.items()))
     p(answers(cells))
 
     rows = outliers(cells)
     p("## Outliers\n")
-    p("Runs more than 30 % slower to safe than the median of their cell. *n-th run* counts the big and "
-      "small copies since the guest booted (each scenario boots one guest); *device idle* is the "
+    p("Runs more than 30 % slower to safe than the median of their cell (warm-up copies are not in any "
+      "cell). *n-th run* counts the big and small copies since the guest booted, a warm-up copy included "
+      "(each scenario boots one guest per pass); *device idle* is the "
       "stick's elapsed time minus its busy time over the run.\n")
     if rows:
         p("| scenario | n-th run in its guest | rep | workload | config | safe s | cell median s | close returns s | device idle s |")
@@ -857,7 +986,19 @@ def main():
             if not src:
                 p("_Not measured yet: `kernel/make-results --only %s`._\n" % name)
                 continue
-            p("Source: `%s`%s.\n" % (src, " (incomplete run)" if (short, series) in incomplete else ""))
+            info = scenario_reps(results_dir, name)
+            p("Source: `%s`%s; %s%s.\n" % (
+                src, " (incomplete run)" if (short, series) in incomplete else "", reps_text(info) if info else "?",
+                "; run before nbd-stick modelled the UAS command queue (%s), so every discontinuous write was "
+                "charged as a jump, as on a usb-storage stick: its device data jumps and times are not "
+                "comparable with those of the UAS cells run since" % QUEUE_MODEL[:10]
+                if prof.startswith("uas") and before_queue_model(results_dir, name) else ""))
+            warm = [r for r in WARMUPS if r.get("scenario") == name]
+            if warm:
+                p("Warm-up copy (discarded, not in the tables): " + "; ".join(
+                    "%s%s, %s: safe %.1f s, close returns %.1f s, dirty at close %.1f MiB" % (
+                        "guest %d, " % r["pass"] if r.get("pass", 1) > 1 else "", r["workload"], r["config"],
+                        r["safe_s"], r["copy_s"], r["at_risk_at_return_bytes"] / MIB) for r in warm) + ".\n")
             for wl, wdesc in WORKLOADS:
                 t = cell_table(cells, short, series, wl)
                 if t:
@@ -872,6 +1013,13 @@ def main():
             p("- `kernel/make-results --only %s`" % name)
     else:
         p("Nothing: every cell has been measured.")
+    below = [n for n in ROUND2 if scenario_reps(results_dir, n) and not meets_13(scenario_reps(results_dir, n))]
+    if below:
+        p("\nBelow issue 13's rule of at least 5 repetitions per cell after a discarded warm-up copy (see "
+          "Status): %s. To bring one to it, give its scenario `\"warmup\": true` and `\"repetitions\": 5` "
+          "and rerun it whole with `kernel/make-results --only NAME` (`--append` "
+          "would add runs without a warm-up)." % ", ".join("`%s` (%s)" % (n, reps_text(scenario_reps(results_dir, n)))
+                                                           for n in below))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""kernel/results-report.py on a synthetic kernel/results tree: warm-up copies stay out of
+every table and count, the Status section says which round-two cells are below issue 13's
+rule (5 repetitions after a discarded warm-up copy) and which round-three cells cover
+their drive, and the person-terms yank table merges the person-yank-* guests."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPORT = os.path.join(HERE, "..", "..", "kernel", "results-report.py")
+MIB = 1 << 20
+FAILS = []
+
+
+def check(cond, what):
+    print("%s: %s" % ("PASS" if cond else "FAIL", what))
+    if not cond:
+        FAILS.append(what)
+
+
+def run_line(scenario, workload, config, rep, run, safe, warmup=False, pass_=1, risk=0.1):
+    return {"scenario": scenario, "workload": workload, "config": config, "rep": rep, "run": run,
+            "warmup": warmup, "pass": pass_, "safe_s": safe, "copy_s": safe - 0.5, "umount_s": 0.5,
+            "mb_per_s_safe": 268.4 / safe, "at_risk_at_return_bytes": int(risk * MIB),
+            "peak_at_risk_bytes": 64 * MIB, "trace_lost_events": 0,
+            "data_requests": {"big_share": 0.0, "avg_request_kib": 500.0},
+            "device": {"data_discontinuities": 10, "discontinuities": 20, "busy_s": 1.0, "elapsed_s": safe},
+            "data_bio_bytes_by_writer": {"copier": 1, "flusher": 1}}
+
+
+def cell(root, name, profile, workloads, configs, reps, warmup, when, safe=10.0):
+    d = os.path.join(root, name)
+    os.makedirs(d)
+    lines, run = [], 0
+    if warmup:
+        # a slow first copy: it must not show up in any median
+        lines.append(run_line(name, workloads[0], configs[0], 0, run, 99.0, warmup=True))
+        run += 1
+    for rep in range(1, reps + 1):
+        for wl in workloads:
+            for c in configs:
+                lines.append(run_line(name, wl, c, rep, run, safe + (3.0 if c == "wait1" else 0.0)))
+                run += 1
+    with open(os.path.join(d, "results.jsonl"), "w") as f:
+        f.writelines(json.dumps(l, sort_keys=True) + "\n" for l in lines)
+    with open(os.path.join(d, "scenario.json"), "w") as f:
+        json.dump({"name": name, "stick_profile": profile}, f)
+    with open(os.path.join(d, "runs.txt"), "w") as f:
+        f.write("%s: %d result lines from kernel/out/runs/%s-x (run-scenario exit 0)\n" % (when, len(lines), name))
+
+
+def yank_dir(root, name, configs, reps):
+    d = os.path.join(root, name)
+    os.makedirs(d)
+    lines = [dict(mode="yank", kernel="6.12", config="stock", point_s=0.1, warmup=True, copy_s=1.0,
+                  dirty_at_yank_bytes=0, writeback_at_yank_bytes=0, lost_bytes=0, files_intact=True, fsck=[],
+                  background_threshold_bytes=150 * MIB, dirty_threshold_bytes=300 * MIB)]
+    for rep in range(reps):
+        for c in configs:
+            for pt in (0.1, 1.0):
+                lost = 200 * MIB if c == "wait0" else 0
+                lines.append(dict(lines[0], warmup=False, config=c, point_s=pt, lost_bytes=lost,
+                                  dirty_at_yank_bytes=lost, files_intact=not lost))
+    with open(os.path.join(d, "results.jsonl"), "w") as f:
+        f.writelines(json.dumps(l) + "\n" for l in lines)
+
+
+def main():
+    root = tempfile.mkdtemp(prefix="k13-report-")
+    res = os.path.join(root, "kernel", "results")
+    os.makedirs(res)
+    scen = os.path.join(root, "scenarios")
+    os.makedirs(scen)
+    both = ["big256", "small200x256k"]
+    r2 = ["stock", "wait0", "wait1"]
+    r3 = ["stock", "control", "wait0", "wait1", "hybrid"]
+    old, new = "2026-11-30T02:23:28Z", "2026-12-02T01:51:20Z"
+    for se in ("6.1", "6.12"):
+        cell(res, "kernel-cheap-" + se, "cheap-stick", both, r2 + ["noflush"], 3, False, old)
+        cell(res, "kernel-hybrid-big-" + se, "cheap-stick", ["big256"], r3, 5, True, new)
+        cell(res, "kernel-hybrid-small-" + se, "cheap-stick", ["small200x256k"], r3, 5, True, new)
+    cell(res, "kernel-cheaporder-6.12", "cheap-stick", ["big256"], ["wait1", "stock", "wait0"], 3, False, old)
+    cell(res, "kernel-ssd-6.1", "uas-ssd", both, r2, 3, False, old)
+    cell(res, "kernel-ssd-6.12", "uas-ssd", both, r2, 5, True, new)
+    cell(res, "kernel-hdd-6.1", "uas-hdd", both, r2, 3, False, old)
+    cell(res, "kernel-hdd-6.12", "uas-hdd", both, r2, 5, True, new, safe=20.0)
+    yank_dir(res, "person-yank-6.12", ["wait0"], 2)
+    yank_dir(res, "person-yank-6.12-b", ["stock", "wait1", "hybrid"], 2)
+    yank_dir(res, "person-yank-6.12-c", ["stock", "wait0", "wait1", "hybrid"], 3)
+
+    p = subprocess.run([sys.executable, REPORT, res, scen], capture_output=True, text=True)
+    check(p.returncode == 0, "the report runs%s" % (" (%s)" % p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""))
+    md = p.stdout
+    lines = md.splitlines()
+    status = md.split("## Setup")[0]
+
+    check("`kernel-ssd-6.12` 30 runs, 5 reps after a warm-up" in status,
+          "Status counts kernel-ssd-6.12's runs without its warm-up")
+    check("`kernel-cheap-6.1` 24 runs, 3 reps;" in status, "Status counts a cell without warm-up")
+    below = [l for l in lines if l.startswith("- Round two's cells on `cheap-stick` below issue 13's rule")]
+    check(len(below) == 1 and all("`%s` 3 repetitions without a warm-up" % n in below[0]
+                                  for n in ("kernel-cheap-6.1", "kernel-cheap-6.12", "kernel-cheaporder-6.12")),
+          "Status names the cheap-stick cells with 3 reps and no warm-up")
+    check(len(below) == 1 and "Round three covers that drive" in below[0] and all(
+        "`kernel-hybrid-%s` 5 repetitions after a discarded warm-up copy" % n in below[0]
+        for n in ("big-6.1", "small-6.1", "big-6.12", "small-6.12"))
+        and "stock/control/wait0/wait1/hybrid" in below[0],
+        "Status says round three's hybrid cells cover the cheap stick")
+    uas = [l for l in lines if l.startswith("- Round two's cells on `uas-")]
+    check(len(uas) == 2 and all("6.12" not in l for l in uas) and all("No cell of round three" in l for l in uas),
+          "Status lists only the 6.1 UAS cells as short, with no round-three cover")
+    ok = [l for l in lines if l.startswith("- Round two's cells with issue 13's repetitions")]
+    check(len(ok) == 1 and "`kernel-ssd-6.12` 5 repetitions after a discarded warm-up copy" in ok[0]
+          and "`kernel-hdd-6.12`" in ok[0], "Status lists the rerun UAS cells as meeting the rule")
+
+    head = [l for l in lines if l.startswith("## Answers to the review (round two")]
+    check(len(head) == 1 and "`kernel-ssd-6.12`, `kernel-hdd-6.12`: 5 repetitions after a discarded warm-up copy"
+          in head[0] and "3 repetitions without a warm-up" in head[0], "the round-two heading states reps per cell")
+    check("99.0" not in md.split("## Outliers")[0].split("## Answers")[1],
+          "no warm-up copy (safe 99 s) in the round-two answers")
+    a1 = md.split("### 1. No slowdown")[1].split("### 2.")[0].splitlines()
+    ssd = [l for l in a1 if l.startswith("| UAS SSD, 6.12, one 256 MiB file | ")]
+    check(len(ssd) == 1 and ssd[0].startswith("| UAS SSD, 6.12, one 256 MiB file | 5 | 26.8 | "),
+          "answer 1 counts 5 runs in the rerun SSD cell, its median without the warm-up")
+    check(all("run before nbd-stick modelled" in l for l in lines if l.startswith("Source: `kernel/results/kernel-")
+              and ("ssd-6.1/" in l or "hdd-6.1/" in l))
+          and not any("run before nbd-stick" in l for l in lines if "-6.12/" in l or "cheap" in l),
+          "All cells marks only the UAS cells run before the queue model")
+    check(sum(1 for l in lines if l.startswith("Warm-up copy (discarded, not in the tables): big256, stock: safe 99.0")) == 2,
+          "All cells shows the two round-two warm-up copies apart")
+    cellrows = md.split("### UAS SSD, Linux 6.12")[1].split("###")[0]
+    check("| stock fat, flush | 5 | " in cellrows and "99.0" not in cellrows.split("Warm-up copy")[1].split("\n", 2)[2],
+          "All cells: 5 runs of stock in the rerun cell, the warm-up left out")
+    order = md.split("## Order check")[1].split("## All cells")[0]
+    check(order.count("\n| ") == 11, "the order check lists its 9 runs (header + rule + 9)")
+    r2txt = [l for l in lines if "round two measured wait=1's time to safe for small files against stock at" in l]
+    check(len(r2txt) == 1 and "6.1 +30.0 %" in r2txt[0] and "6.12 +15.0 %" in r2txt[0],
+          "round three's hard-disk sentence is computed from kernel-hdd-*")
+
+    ytab = md.split("| fat module | pulled at | runs |")[1].split("\n\n")[0]
+    rows = {tuple(c.strip() for c in l.split("|")[1:4]): l for l in ytab.splitlines()[2:]}
+    check(all(rows.get((lab, "close() + %s s" % pt, "5")) for lab in ("stock fat.ko", "patched, wait=0 (v2)",
+                                                                     "patched, wait=1 (RFC v1)",
+                                                                     "patched, hybrid (v3, the patch)")
+              for pt in ("0.1", "1")),
+          "the yank table merges person-yank-6.12, -b and -c: 5 runs per configuration and point")
+    check("`person-yank-6.12` 4, `person-yank-6.12-b` 12, `person-yank-6.12-c` 24" in md,
+          "the yank table names its guests and their run counts")
+    if not FAILS:
+        shutil.rmtree(root)
+    else:
+        print("the synthetic tree and report: %s" % root)
+        with open(os.path.join(root, "RESULTS.md"), "w") as f:
+            f.write(md)
+    print("%d failed" % len(FAILS))
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
