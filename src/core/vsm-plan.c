@@ -24,6 +24,7 @@ typedef struct
   guint64 bandwidth; /* starting write bandwidth, bytes/s */
   gboolean pace;     /* vfat-smartd may pace one big file under the cap */
   const char *why;
+  const char *no_pace_why; /* why a capped class is not paced (pace FALSE) */
 } PlanRow;
 
 static const PlanRow plan_table[] = {
@@ -34,9 +35,12 @@ static const PlanRow plan_table[] = {
     N_ ("a fast stick: a cap keeps progress honest and unplug losses small") },
   { VSM_CLASS_CARD_READER, TRUE, 20 * MB, TRUE, N_ ("memory cards behave like cheap sticks") },
   { VSM_CLASS_USB_SSD, TRUE, 200 * MB, FALSE,
-    N_ ("an SSD writes fast; a cap of a few seconds still bounds the loss") },
-  { VSM_CLASS_USB_HDD, TRUE, 80 * MB, TRUE,
-    N_ ("a hard disk: a cap bounds the loss, flush would add a 100 ms sleep to every close") },
+    N_ ("an SSD writes fast; a cap of a few seconds still bounds the loss"),
+    N_ ("a metadata write costs an SSD next to nothing and pacing only slows the copy") },
+  { VSM_CLASS_USB_HDD, TRUE, 80 * MB, FALSE,
+    N_ ("a hard disk: a cap bounds the loss, flush would add a 100 ms sleep to every close"),
+    N_ ("on a hard disk pacing made more seeks than the kernel's own writeback under the cap "
+        "and kept the drive busy longer") },
   { VSM_CLASS_UNKNOWN, TRUE, 20 * MB, TRUE,
     N_ ("an unidentified removable drive: planned like a cheap stick, the safest guess") },
   { VSM_CLASS_INTERNAL, FALSE, 0, FALSE, N_ ("internal disks are left alone") },
@@ -379,8 +383,10 @@ plan_cap (VsmPlan *plan, const VsmPolicy *policy, const CapMechanism *m)
 
 /* Step 5: under the cap, whether vfat-smartd paces one big file
  * (vsm-pace.h): it saves the metadata jumps of every writeback round, which
- * cost a flash stick or a hard disk milliseconds each and an SSD next to
- * nothing, while the back-to-back syncfs costs the copy time there */
+ * cost a flash stick milliseconds each; not on an SSD (a metadata write
+ * costs next to nothing, the back-to-back syncfs costs the copy time: bench
+ * x-pace-ssd) nor on a hard disk (more seeks and drive time than the
+ * kernel's own writeback under the cap: bench h-uas-hdd, x-pace-hdd) */
 static void
 plan_pacing (VsmPlan *plan, const PlanRow *row)
 {
@@ -390,10 +396,8 @@ plan_pacing (VsmPlan *plan, const PlanRow *row)
                      "back in one go, so FAT's metadata goes once per cap and not once per "
                      "writeback round"));
   else
-    reason (plan,
-            _ ("pacing: off for %s, where a metadata write costs next to nothing and "
-               "pacing only slows the copy"),
-            vsm_class_to_string (plan->klass));
+    reason (plan, _ ("pacing: off for %s: %s"), vsm_class_to_string (plan->klass),
+            row->no_pace_why ? _ (row->no_pace_why) : _ ("not planned for this class"));
 }
 
 static void

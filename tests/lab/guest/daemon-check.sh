@@ -147,8 +147,22 @@ wait $cpid
 check "status is consistent after kill -9" vfat-smart status > "$W/status"
 grep -E 'vfat-smartd|History|At risk' "$W/status" | sed 's/^/   | /'
 
-# right after the copy returned (a pacer's syncfs in flight would make it "busy")
-check "udisksctl unmount as labuser right after the copy" lab_as_user udisksctl unmount -b "$part"
+# right after the copy returned. A pacer's syncfs still in flight makes it "busy" (a known
+# defect, README "vfat-smartd": the pacer's last round holds the mount until it has
+# written what is left, at most the cap); then it must go through once that round is
+# over, within the cap's time at the drive's bandwidth (here ~3 s; 15 s allowed)
+if lab_as_user udisksctl unmount -b "$part" > /dev/null 2> "$W/umount.err"; then
+  pass "udisksctl unmount as labuser right after the copy"
+elif grep -q -i busy "$W/umount.err"; then
+  echo "   KNOWN DEFECT: the first unmount right after the copy said busy (the pacer's last round)"
+  sed 's/^/   | /' "$W/umount.err"
+  t0=$(date +%s)
+  check "udisksctl unmount as labuser once the pacer's last round is over (within 15 s)" \
+    wait_until 15 bash -c "runuser -u labuser -- udisksctl unmount -b '$part' > /dev/null 2>&1"
+  echo "   it went through $(($(date +%s) - t0)) s later"
+else
+  fail "udisksctl unmount as labuser right after the copy: $(head -n 1 "$W/umount.err")"
+fi
 check "the mount's history is kept" wait_until 10 grep -q '^\[drive usb:' /var/lib/vfat-smart/drives.history
 sed 's/^/   history | /' /var/lib/vfat-smart/drives.history
 check "History is published" wait_until 10 bash -c "[ -n \"\$(val $path History)\" ]"
