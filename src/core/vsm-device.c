@@ -380,39 +380,43 @@ vsm_sysfs_count_disks_under (const char *syspath)
   return n;
 }
 
-static guint64
-partition_number (const char *syspath)
+typedef struct
 {
-  g_autofree char *path = g_build_filename (syspath, "partition", NULL);
-  guint64 n = 0;
-
-  return vsm_read_u64 (path, &n, NULL) ? n : 0;
-}
+  guint64 number;
+  char *path;
+} Partition;
 
 static gint
 by_partition_number (gconstpointer a, gconstpointer b)
 {
-  guint64 x = partition_number (*(const char *const *)a);
-  guint64 y = partition_number (*(const char *const *)b);
+  guint64 x = ((const Partition *)a)->number, y = ((const Partition *)b)->number;
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
 GPtrArray *
 vsm_sysfs_disk_partitions (const char *disk_syspath)
 {
-  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GArray) found = g_array_new (FALSE, FALSE, sizeof (Partition));
   g_autoptr (GDir) d = disk_syspath ? g_dir_open (disk_syspath, 0, NULL) : NULL;
+  GPtrArray *out;
   const char *name;
 
+  /* a child directory with a "partition" file (its number), read once */
   while (d != NULL && (name = g_dir_read_name (d)) != NULL)
     {
       g_autofree char *path = g_build_filename (disk_syspath, name, NULL);
-      g_autofree char *partition = g_build_filename (path, "partition", NULL);
+      g_autofree char *number = g_build_filename (path, "partition", NULL);
+      Partition p = { 0, NULL };
 
-      if (g_file_test (partition, G_FILE_TEST_EXISTS))
-        g_ptr_array_add (out, g_steal_pointer (&path));
+      if (!vsm_read_u64 (number, &p.number, NULL))
+        continue;
+      p.path = g_steal_pointer (&path);
+      g_array_append_val (found, p);
     }
-  g_ptr_array_sort (out, by_partition_number);
+  g_array_sort (found, by_partition_number);
+  out = g_ptr_array_new_full (found->len, g_free);
+  for (guint i = 0; i < found->len; i++)
+    g_ptr_array_add (out, g_array_index (found, Partition, i).path);
   return out;
 }
 

@@ -396,8 +396,12 @@ plan_pacing (VsmPlan *plan, const PlanRow *row)
                      "back in one go, so FAT's metadata goes once per cap and not once per "
                      "writeback round"));
   else
-    reason (plan, _ ("pacing: off for %s: %s"), vsm_class_to_string (plan->klass),
-            row->no_pace_why ? _ (row->no_pace_why) : _ ("not planned for this class"));
+    {
+      /* every managed row that is not paced says why (/plan/pacing covers each) */
+      g_assert (row->no_pace_why != NULL);
+      reason (plan, _ ("pacing: off for %s: %s"), vsm_class_to_string (plan->klass),
+              _ (row->no_pace_why));
+    }
 }
 
 static void
