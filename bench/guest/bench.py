@@ -36,6 +36,7 @@ bytes cp had written, the stick is surprise-removed (device_del), and the host r
 frozen image offline (lab_yank_analyze: mtools + fsck.fat -n) and counts intact bytes.
 """
 import ctypes
+import fcntl
 import json
 import mmap
 import os
@@ -65,6 +66,7 @@ VM = {
              "dirty_writeback_centisecs": 100, "dirty_expire_centisecs": 3000},
 }
 YANK_BLOCK = 200
+BLKFLSBUF = 0x1261  # linux/fs.h _IO(0x12, 97)
 libc = ctypes.CDLL("libc.so.6", use_errno=True)
 
 
@@ -154,7 +156,9 @@ def written(pid):
 
 class Pacer(threading.Thread):
     """Experiment: trigger writeback of the mount every period_s (mode syncfs, fsync-bdev,
-    sfr = sync_file_range(WRITE) on every file being written, fdatawrite-bdev)."""
+    sfr = sync_file_range(WRITE) on every file being written, flushbuf = the partition's
+    BLKFLSBUF ioctl, which syncs the file system without holding the mount: what
+    vfat-smartd's pacer does since session 7)."""
 
     def __init__(self, mode, period, mountpoint, disk_part):
         super().__init__(daemon=True)
@@ -180,6 +184,12 @@ class Pacer(threading.Thread):
             fd = os.open(self.part, os.O_RDONLY)
             try:
                 os.fsync(fd)
+            finally:
+                os.close(fd)
+        elif self.mode == "flushbuf":
+            fd = os.open(self.part, os.O_RDONLY)
+            try:
+                fcntl.ioctl(fd, BLKFLSBUF, 0)
             finally:
                 os.close(fd)
         elif self.mode == "sfr":

@@ -74,7 +74,7 @@ struct _VsmdDevice
   gboolean uses_global; /* the record holds the vm.* knobs */
   guint drift_retries;  /* re-applies for drift that did not hold, this mount */
   VsmPace pace;         /* when to pace (vsm-pace.h) */
-  VsmdPacer *pacer;     /* the syncfs worker while pacing */
+  VsmdPacer *pacer;     /* the sync worker while pacing */
   gboolean pace_off;    /* the worker failed on this mount: not again */
   gboolean pace_class;  /* the plan paces this drive's class (VsmState) */
 };
@@ -449,7 +449,8 @@ stop_pacing (VsmdDevice *d)
 {
   if (d->pacer == NULL)
     return;
-  g_message ("%s: pacing stopped after %u syncfs", d->bdi, vsmd_pacer_get_rounds (d->pacer));
+  g_message ("%s: pacing stopped after %u rounds (%s)", d->bdi, vsmd_pacer_get_rounds (d->pacer),
+             vsmd_pace_method_name (vsmd_pacer_get_method (d->pacer)));
   g_clear_pointer (&d->pacer, vsmd_pacer_free);
   vsm_dbus_device_set_pacing (d->skeleton, FALSE);
 }
@@ -470,7 +471,7 @@ start_pacing (VsmdDevice *d, const char *mount_point)
   vsm_dbus_device_set_pacing (d->skeleton, TRUE);
 }
 
-/* one big writer at the cap: keep syncfs running on the mount; stop as soon
+/* one big writer at the cap: keep the file system syncing; stop as soon
  * as that ends (vsm-pace.h). Only a disk with one mount: the figures are
  * the disk's, and the writer could be on another of its file systems. */
 static void

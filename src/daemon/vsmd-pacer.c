@@ -1,9 +1,17 @@
-/* vsmd-pacer.c - syncfs(2) back to back on one mount, in a thread
+/* vsmd-pacer.c - a sync of one mounted file system back to back, in a thread
  *
- * The worker opens the mount's root for each call and closes it after, so
- * that between calls nothing of the daemon holds the file system; during a
- * call an unmount gets "busy" (the pacer stops as soon as the writer does,
- * see vsm-pace.h).
+ * Each round is sync_filesystem() in the kernel, by one of two calls:
+ * - BLKFLSBUF on the file system's block device (CAP_SYS_ADMIN): it holds
+ *   no reference to the mount, only the superblock's s_umount shared
+ *   (fsync_bdev() on 6.1, fs_bdev_sync() on 6.12), so an unmount during a
+ *   round is not refused as busy: it waits for the round and returns once
+ *   everything is written. It also drops the device's clean cached pages
+ *   (invalidate_bdev()).
+ * - syncfs(2) on the mount's root otherwise: the open file pins the mount,
+ *   so an unmount during a round gets "busy" (the defect BLKFLSBUF removes;
+ *   vfat-smartd(8), BUGS).
+ * Either way nothing of the daemon holds the mount or the device between
+ * rounds, and the worker stops as soon as the writer does (vsm-pace.h).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -19,12 +27,14 @@
 #include <fcntl.h>
 #include <gio/gio.h>
 #include <glib/gi18n.h>
+#include <linux/fs.h> /* BLKFLSBUF */
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-/* a syncfs shorter than this is followed by a pause: no spinning on a mount
+/* a round shorter than this is followed by a pause: no spinning on a mount
  * that has next to nothing to write */
 #define MIN_ROUND_USEC (100 * 1000)
 
@@ -32,7 +42,9 @@ struct _VsmdPacer
 {
   char *bdi;
   char *mount_point;
+  char *devnode; /* /dev/block/MAJ:MIN of the file system */
   dev_t dev;
+  gint method; /* atomic: VsmdPaceMethod */
   gint run;    /* atomic: the owner still wants it */
   gint alive;  /* atomic: the worker has not ended */
   gint failed; /* atomic: it ended on an error */
@@ -45,6 +57,7 @@ pacer_clear (gpointer data)
   VsmdPacer *p = data;
   g_free (p->bdi);
   g_free (p->mount_point);
+  g_free (p->devnode);
 }
 
 /* BdiDirtied, or 0 without per-device figures (then only the owner stops it) */
@@ -70,8 +83,44 @@ dev_is_on_disk (dev_t dev, const char *disk_name)
   return real && (g_str_has_suffix (real, tail) || strstr (real, inner) != NULL);
 }
 
+/* the same file system is still mounted there (not the directory under it
+ * after an unmount), checked without keeping anything open */
 static gboolean
-one_round (VsmdPacer *p)
+still_mounted (VsmdPacer *p)
+{
+  struct stat st;
+
+  return stat (p->mount_point, &st) == 0 && st.st_dev == p->dev;
+}
+
+/* BLKFLSBUF on the file system's device; FALSE with errno when it cannot be
+ * done here (then syncfs from now on) */
+static gboolean
+flushbuf_round (VsmdPacer *p)
+{
+  struct stat st;
+  int fd = open (p->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  gboolean ok = FALSE;
+  int e;
+
+  if (fd < 0)
+    return FALSE;
+  if (fstat (fd, &st) != 0)
+    e = errno;
+  else if (!S_ISBLK (st.st_mode) || st.st_rdev != p->dev)
+    e = ENODEV;
+  else
+    {
+      ok = ioctl (fd, BLKFLSBUF, 0) == 0;
+      e = errno;
+    }
+  close (fd);
+  errno = e;
+  return ok;
+}
+
+static gboolean
+syncfs_round (VsmdPacer *p)
 {
   struct stat st;
   int fd = open (p->mount_point, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
@@ -83,6 +132,23 @@ one_round (VsmdPacer *p)
   ok = fstat (fd, &st) == 0 && st.st_dev == p->dev && syncfs (fd) == 0;
   close (fd);
   return ok;
+}
+
+static gboolean
+one_round (VsmdPacer *p)
+{
+  if (g_atomic_int_get (&p->method) == VSMD_PACE_BLKFLSBUF)
+    {
+      if (!still_mounted (p))
+        return FALSE;
+      if (flushbuf_round (p))
+        return TRUE;
+      /* e.g. without CAP_SYS_ADMIN (EACCES): an eject during a round says busy */
+      g_message ("%s: BLKFLSBUF on %s: %s; pacing with syncfs", p->bdi, p->devnode,
+                 g_strerror (errno));
+      g_atomic_int_set (&p->method, VSMD_PACE_SYNCFS);
+    }
+  return syncfs_round (p);
 }
 
 static gpointer
@@ -101,8 +167,8 @@ pacer_thread (gpointer data)
           break;
         }
       g_atomic_int_inc ((gint *)&p->rounds);
-      /* nothing new while it ran: the writer stopped; end now, before an
-       * eject comes (during a syncfs an unmount is refused as busy) */
+      /* nothing new while it ran: the writer stopped; end now (what is
+       * left is the flusher's or the unmount's to write) */
       if (before > 0 && dirtied_now (p) <= before)
         break;
       if (g_get_monotonic_time () - t0 < MIN_ROUND_USEC)
@@ -137,7 +203,9 @@ vsmd_pacer_start (const char *bdi, const char *disk_name, const char *mount_poin
   p = g_atomic_rc_box_new0 (VsmdPacer);
   p->bdi = g_strdup (bdi);
   p->mount_point = g_strdup (mount_point);
+  p->devnode = g_strdup_printf ("/dev/block/%u:%u", major (st.st_dev), minor (st.st_dev));
   p->dev = st.st_dev;
+  p->method = VSMD_PACE_BLKFLSBUF;
   p->run = p->alive = 1;
   t = g_thread_try_new ("vsmd-pacer", pacer_thread, g_atomic_rc_box_acquire (p), error);
   if (t == NULL)
@@ -160,6 +228,18 @@ guint
 vsmd_pacer_get_rounds (VsmdPacer *p)
 {
   return (guint)g_atomic_int_get ((gint *)&p->rounds);
+}
+
+VsmdPaceMethod
+vsmd_pacer_get_method (VsmdPacer *p)
+{
+  return (VsmdPaceMethod)g_atomic_int_get (&p->method);
+}
+
+const char *
+vsmd_pace_method_name (VsmdPaceMethod method)
+{
+  return method == VSMD_PACE_BLKFLSBUF ? "BLKFLSBUF" : "syncfs";
 }
 
 gboolean

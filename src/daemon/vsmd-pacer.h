@@ -1,5 +1,5 @@
-/* vsmd-pacer.h - a worker that keeps syncfs(2) running on a mount while
- * one big file is written to it (when: src/core/vsm-pace.h)
+/* vsmd-pacer.h - a worker that keeps the kernel syncing a mounted file
+ * system while one big file is written to it (when: src/core/vsm-pace.h)
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -11,20 +11,30 @@ G_BEGIN_DECLS
 
 typedef struct _VsmdPacer VsmdPacer;
 
+/* how a round syncs the file system (vsmd-pacer.c says why) */
+typedef enum
+{
+  VSMD_PACE_BLKFLSBUF, /* the block device's BLKFLSBUF: an unmount waits, never "busy" */
+  VSMD_PACE_SYNCFS,    /* syncfs(2) on the mount, without CAP_SYS_ADMIN: "busy" during a round */
+} VsmdPaceMethod;
+
 /* Starts the worker on mount_point, after checking that the file system
  * mounted there lives on disk_name (a partition of it, or the disk). bdi:
  * the disk's, whose debugfs figures tell the worker when the writer stopped
- * (it ends after a syncfs during which nothing new was dirtied). */
+ * (it ends after a round during which nothing new was dirtied). */
 VsmdPacer *vsmd_pacer_start (const char *bdi, const char *disk_name, const char *mount_point,
                              GError **error);
 /* FALSE once the worker has ended (asked to, the writer stopped, the mount
- * went, syncfs failed): until then it may hold the mount */
+ * went, a round failed) */
 gboolean vsmd_pacer_is_running (VsmdPacer *pacer);
-/* TRUE when it ended on an error (the mount went, syncfs failed) */
+/* TRUE when it ended on an error (the mount went, a round failed) */
 gboolean vsmd_pacer_failed (VsmdPacer *pacer);
-/* syncfs calls that returned so far */
+/* rounds that returned so far */
 guint vsmd_pacer_get_rounds (VsmdPacer *pacer);
-/* Asks the worker to end after its current syncfs; never waits for it
+/* BLKFLSBUF until it failed once (e.g. no CAP_SYS_ADMIN), then syncfs */
+VsmdPaceMethod vsmd_pacer_get_method (VsmdPacer *pacer);
+const char *vsmd_pace_method_name (VsmdPaceMethod method);
+/* Asks the worker to end after its current round; never waits for it
  * (that can take the cap's worth of writing). */
 void vsmd_pacer_request_stop (VsmdPacer *pacer);
 /* Drops the handle (the worker keeps what it needs until it ends). */
