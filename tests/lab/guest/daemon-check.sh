@@ -159,6 +159,7 @@ grep -E 'vfat-smartd|History|At risk' "$W/status" | sed 's/^/   | /'
 # syncfs on the mount, it said "target is busy" in each 6.12 run of session 6 and
 # of that session's CI)
 t0=$(date +%s.%N)
+echo "   unmount asked at $(date +%H:%M:%S.%N | cut -c1-12) (the pacer's log says when its last round ended)"
 if lab_as_user udisksctl unmount -b "$part" > /dev/null 2> "$W/umount.err"; then
   pass "udisksctl unmount as labuser right after the copy"
   echo "   it took $(echo "$(date +%s.%N) - $t0" | bc) s"
