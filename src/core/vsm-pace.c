@@ -6,7 +6,7 @@
 
 #include "vsm-pace.h"
 
-/* Starting needs the cap filled; going on does not: syncfs itself drains
+/* Starting needs the cap filled; going on does not: each sync drains
  * the dirty data, and dropping out at every drain would start and stop. */
 static gboolean
 big_writer (const VsmDirtyInfo *di, guint64 cap, gboolean writing, gboolean pacing)

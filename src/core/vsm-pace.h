@@ -4,16 +4,17 @@
  * about half a second of the drive's bandwidth, and after every round FAT
  * writes FSINFO, both FAT copies and the directory entry: 4-5 jumps per
  * round, the cost that made one big file as slow as udisks' flush. A
- * syncfs(2) writes everything dirty when it starts, data first, and the
- * metadata once at its end; called back to back while a big file is being
- * written, it commits metadata about once per cap's worth of data
+ * sync of the file system (the kernel's sync_filesystem(), by BLKFLSBUF or
+ * syncfs(2): src/daemon/vsmd-pacer.c) writes everything dirty when it
+ * starts, data first, and the metadata once at its end; called back to
+ * back while a big file is being written, it commits metadata about once
+ * per cap's worth of data
  * (bench/EXPERIMENTS.md: 0.87x the no-flush time to safe at 1 GiB).
  *
  * On many small files it costs (each file's directory entry is written
  * synchronously: 3.2x the drive time for 1000 x 64 KiB), so it runs only
  * while the drive's dirty data is held by few inodes and fills the cap,
- * and stops as soon as nothing new is dirtied (the writer stopped: an
- * open file descriptor on the mount would make an eject report "busy").
+ * and stops as soon as nothing new is dirtied (the writer stopped).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
