@@ -963,9 +963,18 @@ def main():
     order = sorted((r for (short, series, wl, cfg), runs in cells.items() if short == "cheaporder" for r in runs),
                    key=lambda r: r["run"])
     p("## Order check\n")
+    owarm = [r for r in WARMUPS if r.get("scenario") == "kernel-cheaporder-6.12"]
     p("`kernel-cheaporder-6.12`: the big-file copy on the cheap stick, 6.12, with the configurations in "
       "the opposite order (wait1, stock, wait0), to tell whether the slow outliers belong to wait=0 or "
-      "to the second copy after boot.\n")
+      "to the second copy after boot; %s.\n" % (
+          reps_text(scenario_reps(RESULTS_DIR, "kernel-cheaporder-6.12"))
+          if RESULTS_DIR and scenario_reps(RESULTS_DIR, "kernel-cheaporder-6.12") else "not measured yet"))
+    if owarm:
+        p("Warm-up copy (discarded, not in the table; the first copy after boot, so the first run below is "
+          "the second): " + "; ".join(
+              "%s%s: safe %.1f s, close returns %.1f s, dirty at close %.1f MiB" % (
+                  "guest %d, " % r["pass"] if r.get("pass", 1) > 1 else "", r["config"], r["safe_s"],
+                  r["copy_s"], r["at_risk_at_return_bytes"] / MIB) for r in owarm) + ".\n")
     if order:
         p("| n-th run in its guest | rep | config | safe s | close returns s | dirty at close MiB | umount s | device idle s | device data jumps |")
         p("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
