@@ -152,6 +152,7 @@ def main():
           "the yank table names its guests and their run counts")
     check("3 repetitions without a warm-up" in order.split("\n|")[0] and "Warm-up copy" not in order,
           "the order check says its repetitions, no warm-up line without a warm-up")
+    check("The outliers it was made for" not in order, "the order check's note on the rerun is not there before it")
 
     # the cheap-stick cells rerun with a warm-up and 5 repetitions (issue 13, session 6)
     for n in ("kernel-cheap-6.1", "kernel-cheap-6.12", "kernel-cheaporder-6.12"):
@@ -181,6 +182,8 @@ def main():
     check(order2.count("\n| ") == 17 and "99.0" not in order2.split("Warm-up copy")[1].split("\n", 1)[1]
           and "Warm-up copy (discarded, not in the table" in order2 and "wait1: safe 99.0 s" in order2,
           "the order check lists its 15 runs and shows its warm-up (wait1) apart")
+    check("none of their runs is an outlier" in order2,
+          "the order check says the rerun cheap cells have no outliers")
     check(sum(1 for l in lines2 if l.startswith("Warm-up copy (discarded, not in the tables): big256, stock: safe 99.0")) == 4,
           "All cells shows the warm-ups of the rerun cheap cells apart")
     check(not any(l.startswith("Below issue 13's rule") and "cheap" in l for l in lines2),
