@@ -246,7 +246,8 @@ def goals(summary):
             best = min(med(o["safe_s"]) for o in others)
             r = med(c["safe_s"]) / best
             out.append(("met" if r <= 1.03 else "MISSED",
-                        "%s, %s: vfat-smart %.2fx the fastest setup (goal <= 1.03x)." % (dev, c["workload"], r)))
+                        "%s, %s (%s%s): vfat-smart %.2fx the fastest setup (goal <= 1.03x)." % (
+                            dev, c["workload"], c["group"], ", " + c["fs"] if c.get("fs", "vfat") != "vfat" else "", r)))
     return out
 
 

@@ -150,6 +150,46 @@ def main():
           "the yank table merges person-yank-6.12, -b and -c: 5 runs per configuration and point")
     check("`person-yank-6.12` 4, `person-yank-6.12-b` 12, `person-yank-6.12-c` 24" in md,
           "the yank table names its guests and their run counts")
+    check("3 repetitions without a warm-up" in order.split("\n|")[0] and "Warm-up copy" not in order,
+          "the order check says its repetitions, no warm-up line without a warm-up")
+    check("The outliers it was made for" not in order, "the order check's note on the rerun is not there before it")
+
+    # the cheap-stick cells rerun with a warm-up and 5 repetitions (issue 13, session 6)
+    for n in ("kernel-cheap-6.1", "kernel-cheap-6.12", "kernel-cheaporder-6.12"):
+        shutil.rmtree(os.path.join(res, n))
+    for se in ("6.1", "6.12"):
+        cell(res, "kernel-cheap-" + se, "cheap-stick", both, r2 + ["noflush"], 5, True, new)
+    cell(res, "kernel-cheaporder-6.12", "cheap-stick", ["big256"], ["wait1", "stock", "wait0"], 5, True, new)
+    p = subprocess.run([sys.executable, REPORT, res, scen], capture_output=True, text=True)
+    check(p.returncode == 0, "the report runs with the cheap cells rerun")
+    md2 = p.stdout
+    lines2 = md2.splitlines()
+    status2 = md2.split("## Setup")[0]
+    check("`kernel-cheap-6.1` 40 runs, 5 reps after a warm-up" in status2
+          and "`kernel-cheaporder-6.12` 15 runs, 5 reps after a warm-up" in status2,
+          "Status counts the rerun cheap cells without their warm-ups")
+    check(not any(l.startswith("- Round two's cells on `cheap-stick` below") for l in lines2),
+          "Status no longer lists the cheap-stick cells as below issue 13's rule")
+    ok2 = [l for l in lines2 if l.startswith("- Round two's cells with issue 13's repetitions")]
+    check(len(ok2) == 1 and all("`%s` 5 repetitions after a discarded warm-up copy" % n in ok2[0]
+                                for n in ("kernel-cheap-6.1", "kernel-cheap-6.12", "kernel-cheaporder-6.12")),
+          "Status lists the rerun cheap-stick cells as meeting the rule")
+    head2 = [l for l in lines2 if l.startswith("## Answers to the review (round two")]
+    check(len(head2) == 1 and "`kernel-cheap-6.1`, `kernel-cheap-6.12`" in head2[0]
+          and "`kernel-cheap-6.1`, `kernel-cheap-6.12`, `kernel-cheaporder-6.12`: 3 repetitions" not in head2[0],
+          "the round-two heading groups the rerun cheap cells with the 5-rep ones")
+    order2 = md2.split("## Order check")[1].split("## All cells")[0]
+    check(order2.count("\n| ") == 17 and "99.0" not in order2.split("Warm-up copy")[1].split("\n", 1)[1]
+          and "Warm-up copy (discarded, not in the table" in order2 and "wait1: safe 99.0 s" in order2,
+          "the order check lists its 15 runs and shows its warm-up (wait1) apart")
+    check("none of their runs is an outlier" in order2,
+          "the order check says the rerun cheap cells have no outliers")
+    check(sum(1 for l in lines2 if l.startswith("Warm-up copy (discarded, not in the tables): big256, stock: safe 99.0")) == 4,
+          "All cells shows the warm-ups of the rerun cheap cells apart")
+    check(not any(l.startswith("Below issue 13's rule") and "cheap" in l for l in lines2),
+          "Still to run no longer asks for the cheap cells")
+    md += "\n\n<!-- second report -->\n" + md2
+
     if not FAILS:
         shutil.rmtree(root)
     else:
