@@ -162,7 +162,7 @@ t0=$(date +%s.%N)
 echo "   unmount asked at $(date +%H:%M:%S.%N | cut -c1-12) (the pacer's log says when its last round ended)"
 if lab_as_user udisksctl unmount -b "$part" > /dev/null 2> "$W/umount.err"; then
   pass "udisksctl unmount as labuser right after the copy"
-  echo "   it took $(echo "$(date +%s.%N) - $t0" | bc) s"
+  echo "   it took $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s"
 else
   fail "udisksctl unmount as labuser right after the copy: $(head -n 1 "$W/umount.err")"
   lab_as_user udisksctl unmount -b "$part" > /dev/null 2>&1 || sleep 10
