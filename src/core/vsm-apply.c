@@ -497,16 +497,6 @@ plan_has_global (const VsmPlan *plan)
   return FALSE;
 }
 
-/* a filesystem of the disk is mounted (libmount); asked only for a plan
- * with vm.* knobs, so the udev helper's usual path reads no mount table */
-static gboolean
-disk_is_mounted (const VsmDevice *d)
-{
-  g_autoptr (GPtrArray) mounts = vsm_mounts_for_disk (d->disk_syspath);
-
-  return mounts->len > 0;
-}
-
 VsmApply *
 vsm_apply_begin (const VsmDevice *d, const VsmPlan *plan, const VsmApplyOptions *options,
                  GError **error)
@@ -537,8 +527,10 @@ vsm_apply_begin (const VsmDevice *d, const VsmPlan *plan, const VsmApplyOptions 
       return NULL;
     }
   txn->was_global_owner = vsm_global_state_has_owner (txn->global, d->bdi);
-  txn->defer_global =
-    options && options->global_while_mounted && plan_has_global (plan) && !disk_is_mounted (d);
+  /* the mount table is read only for a plan with vm.* knobs, so the udev
+   * helper's usual path reads none */
+  txn->defer_global = options && options->global_while_mounted && plan_has_global (plan) &&
+                      !vsm_disk_is_mounted (d->disk_syspath);
   txn->next = state_from_plan (d, plan, txn->previous, options ? options->source : "cli");
 
   if (!plan_records (txn, d, plan, &local) || !write_ahead (txn, &local) ||

@@ -95,6 +95,14 @@ out:
   return out;
 }
 
+gboolean
+vsm_disk_is_mounted (const char *disk_syspath)
+{
+  g_autoptr (GPtrArray) mounts = vsm_mounts_for_disk (disk_syspath);
+
+  return mounts->len > 0;
+}
+
 static const char *const opposites[][2] = {
   { "flush", "noflush" }, /* noflush is no vfat option: only a marker */
   { "sync", "async" },

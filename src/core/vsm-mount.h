@@ -22,6 +22,8 @@ void vsm_mount_info_free (VsmMountInfo *m);
 
 /* Mounts of the disk at disk_syspath or any of its partitions. */
 GPtrArray *vsm_mounts_for_disk (const char *disk_syspath);
+/* TRUE when the disk or one of its partitions is mounted. */
+gboolean vsm_disk_is_mounted (const char *disk_syspath);
 
 /* TRUE when libmount can read every option of optstr (no open quote). */
 gboolean vsm_options_are_valid (const char *optstr);

@@ -297,13 +297,6 @@ vsm_mount_run (const VsmMountRequest *req, GPtrArray *notes, GError **error)
   return TRUE;
 }
 
-static gboolean
-disk_still_mounted (const char *disk_syspath)
-{
-  g_autoptr (GPtrArray) mounts = vsm_mounts_for_disk (disk_syspath);
-  return mounts->len > 0;
-}
-
 static struct libmnt_context *
 umount_context (const VsmUmountRequest *req, GError **error)
 {
@@ -349,7 +342,7 @@ restore_after_unmount (GUdevClient *client, const VsmDevice *d, GPtrArray *notes
 
   if (state == NULL)
     return TRUE;
-  if (g_strcmp0 (state->source, "mount") != 0 || disk_still_mounted (d->disk_syspath))
+  if (g_strcmp0 (state->source, "mount") != 0 || vsm_disk_is_mounted (d->disk_syspath))
     {
       note (notes, _ ("knobs kept: %s"),
             g_strcmp0 (state->source, "mount") != 0 ? _ ("they were not applied for a mount")
