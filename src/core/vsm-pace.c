@@ -17,10 +17,33 @@ big_writer (const VsmDirtyInfo *di, guint64 cap, gboolean writing, gboolean paci
          (pacing || (double)at_risk >= VSM_PACE_MIN_FILL * (double)cap);
 }
 
-gboolean
-vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, guint64 cap)
+/* the drive's busy share since the last sample; 1 when unknown (the first
+ * sample, no stat, counters that went backwards, no time passed) */
+static double
+busy_share (VsmPace *pace, const VsmDiskStat *stat, gint64 at_usec)
 {
-  gboolean writing;
+  double share = 1.0;
+
+  if (stat != NULL && pace->have_stat && at_usec > pace->last_usec)
+    {
+      VsmIoDelta delta;
+
+      vsm_disk_stat_delta (&pace->last_stat, stat, &delta);
+      if (delta.valid)
+        share = (double)delta.busy_ms * 1000.0 / (double)(at_usec - pace->last_usec);
+    }
+  pace->have_stat = stat != NULL;
+  if (stat != NULL)
+    pace->last_stat = *stat;
+  pace->last_usec = at_usec;
+  return share;
+}
+
+gboolean
+vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, gint64 at_usec,
+               guint64 cap)
+{
+  gboolean writing, busy;
 
   g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
   if (!di->valid || !di->per_device || !di->has_inodes || cap == 0)
@@ -31,7 +54,8 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, guint64 cap)
   writing = pace->have_last && di->dirtied_bytes > pace->last_dirtied;
   pace->have_last = TRUE;
   pace->last_dirtied = di->dirtied_bytes;
-  if (!big_writer (di, cap, writing, pace->pacing))
+  busy = busy_share (pace, stat, at_usec) >= VSM_PACE_MIN_BUSY;
+  if (!busy || !big_writer (di, cap, writing, pace->pacing))
     {
       pace->agree = 0;
       pace->pacing = FALSE;

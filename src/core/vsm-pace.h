@@ -31,6 +31,15 @@ G_BEGIN_DECLS
 #define VSM_PACE_MIN_FILL 0.5
 /* samples in a row that must agree before pacing starts */
 #define VSM_PACE_START_SAMPLES 2
+/* ... and the drive was busy at least this share of the time since the last
+ * sample: the writer is held by the cap only while the drive is the slower
+ * one. A drive faster than its writer (the lab's decent stick at 80 MB/s
+ * under a 25 MB/s cp) is idle between the flusher's rounds, and back-to-back
+ * syncs there wrote a few MB each with a metadata commit after every one:
+ * 2736 jumps against 279 without flush, 1.26x its time to safe
+ * (bench/RESULTS.md, h-decent). Paced or not, the cheap stick under cp is
+ * busy nearly all the time. */
+#define VSM_PACE_MIN_BUSY 0.8
 
 typedef struct
 {
@@ -38,11 +47,17 @@ typedef struct
   guint64 last_dirtied;
   guint agree;
   gboolean pacing;
+  gboolean have_stat;
+  VsmDiskStat last_stat;
+  gint64 last_usec;
 } VsmPace;
 
 /* One sample of the drive (per-device figures only: without debugfs there
- * is no telling one writer from many, and it never paces). cap: the cap in
+ * is no telling one writer from many, and it never paces). stat: the
+ * disk's /sys/block/DISK/stat read at at_usec (monotonic), NULL when it
+ * could not be read (then the drive counts as busy). cap: the cap in
  * force, bytes (0: none, never paces). Returns whether to pace now. */
-gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, guint64 cap);
+gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat,
+                        gint64 at_usec, guint64 cap);
 
 G_END_DECLS

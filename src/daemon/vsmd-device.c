@@ -475,10 +475,11 @@ start_pacing (VsmdDevice *d, const char *mount_point)
  * as that ends (vsm-pace.h). Only a disk with one mount: the figures are
  * the disk's, and the writer could be on another of its file systems. */
 static void
-update_pacing (VsmdDevice *d, const VsmDirtyInfo *di)
+update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st, gint64 at_usec)
 {
   const char *const *mp = vsm_dbus_device_get_mount_points (d->skeleton);
-  gboolean want = vsm_pace_feed (&d->pace, di, vsm_dbus_device_get_cap_bytes (d->skeleton));
+  gboolean want =
+    vsm_pace_feed (&d->pace, di, st, at_usec, vsm_dbus_device_get_cap_bytes (d->skeleton));
 
   if (d->pacer && !vsmd_pacer_is_running (d->pacer))
     {
@@ -748,11 +749,12 @@ on_tick (gpointer data)
   VsmDiskStat st;
   VsmDirtyInfo di = { 0 };
   guint64 before = vsm_learn_get_bytes_written (d->learn), old_cap = vsm_learn_get_cap (d->learn);
-  gboolean wrote = FALSE;
+  gboolean wrote = FALSE, have_stat;
+  gint64 now = g_get_monotonic_time ();
 
   d->tick_id = 0;
-  if (vsm_disk_stat_read (d->disk_name, &st, NULL, NULL) &&
-      vsm_learn_feed (d->learn, g_get_monotonic_time (), &st) && !d->applying &&
+  have_stat = vsm_disk_stat_read (d->disk_name, &st, NULL, NULL);
+  if (have_stat && vsm_learn_feed (d->learn, now, &st) && !d->applying &&
       vsm_dbus_device_get_cap_bytes (d->skeleton) > 0)
     {
       g_autofree char *bw = vsm_format_rate ((double)vsm_learn_get_bandwidth (d->learn));
@@ -768,7 +770,7 @@ on_tick (gpointer data)
     d->measured_this_mount = vsm_learn_get_bandwidth (d->learn);
   vsm_dirty_info_read (d->bdi, &di);
   publish_sample (d, &di);
-  update_pacing (d, &di);
+  update_pacing (d, &di, have_stat ? &st : NULL, now);
   if (g_get_monotonic_time () - d->last_drift_check > DRIFT_CHECK_USEC)
     check_cap_drift (d);
   start_ticking (d, wrote || vsmd_device_is_busy (d) || d->mounted ? TICK_BUSY_MS : TICK_IDLE_MS);

@@ -21,6 +21,24 @@ sample (guint64 at_risk_mib, guint64 dirtied_mib, guint64 inodes)
   return di;
 }
 
+/* the disk's stat with busy_ms of io_ticks in all */
+static VsmDiskStat
+disk (guint64 busy_ms)
+{
+  VsmDiskStat st = { .n_fields = 17 };
+  st.field[9] = busy_ms; /* io_ticks */
+  return st;
+}
+
+/* a sample once a second of a drive that is always busy */
+static gboolean
+feed (VsmPace *p, const VsmDirtyInfo *di, guint64 cap)
+{
+  VsmDiskStat st = disk (p->last_usec / 1000 + 1000);
+
+  return vsm_pace_feed (p, di, &st, p->last_usec + G_USEC_PER_SEC, cap);
+}
+
 /* one big file held at the cap: paced from the second sample that agrees,
  * and no longer once nothing new is dirtied (cp returned) */
 static void
@@ -30,21 +48,21 @@ test_big_file (void)
   VsmDirtyInfo s;
 
   s = sample (36, 100, 2);
-  g_assert_false (vsm_pace_feed (&p, &s, CAP)); /* first sample: no rate yet */
+  g_assert_false (feed (&p, &s, CAP)); /* first sample: no rate yet */
   s = sample (37, 120, 3);
-  g_assert_false (vsm_pace_feed (&p, &s, CAP)); /* one agreeing sample */
+  g_assert_false (feed (&p, &s, CAP)); /* one agreeing sample */
   s = sample (35, 140, 3);
-  g_assert_true (vsm_pace_feed (&p, &s, CAP));
+  g_assert_true (feed (&p, &s, CAP));
   s = sample (30, 160, 4);
-  g_assert_true (vsm_pace_feed (&p, &s, CAP));
+  g_assert_true (feed (&p, &s, CAP));
   s = sample (3, 180, 2); /* syncfs drained it, the writer goes on: still paced */
-  g_assert_true (vsm_pace_feed (&p, &s, CAP));
+  g_assert_true (feed (&p, &s, CAP));
   s = sample (20, 180, 2); /* the writer stopped: stop at once */
-  g_assert_false (vsm_pace_feed (&p, &s, CAP));
+  g_assert_false (feed (&p, &s, CAP));
   s = sample (5, 180, 1);
-  g_assert_false (vsm_pace_feed (&p, &s, CAP));
+  g_assert_false (feed (&p, &s, CAP));
   s = sample (5, 200, 1); /* writing again, but far under the cap: not started */
-  g_assert_false (vsm_pace_feed (&p, &s, CAP));
+  g_assert_false (feed (&p, &s, CAP));
 }
 
 /* 1000 small files: the dirty data is held by many inodes, never paced
@@ -57,7 +75,7 @@ test_many_small_files (void)
   for (guint i = 0; i < 20; i++)
     {
       VsmDirtyInfo s = sample (28, 10 * (i + 1), 300);
-      g_assert_false (vsm_pace_feed (&p, &s, CAP));
+      g_assert_false (feed (&p, &s, CAP));
     }
 }
 
@@ -70,7 +88,7 @@ test_trickle (void)
   for (guint i = 0; i < 10; i++)
     {
       VsmDirtyInfo s = sample (4, i + 1, 1);
-      g_assert_false (vsm_pace_feed (&p, &s, CAP));
+      g_assert_false (feed (&p, &s, CAP));
     }
 }
 
@@ -84,22 +102,82 @@ test_not_per_device (void)
 
   s.per_device = FALSE;
   for (guint i = 0; i < 5; i++, s.dirtied_bytes += 20 * MIB)
-    g_assert_false (vsm_pace_feed (&p, &s, CAP));
+    g_assert_false (feed (&p, &s, CAP));
   s.per_device = TRUE;
   for (guint i = 0; i < 5; i++, s.dirtied_bytes += 20 * MIB)
-    g_assert_false (vsm_pace_feed (&p, &s, 0));
+    g_assert_false (feed (&p, &s, 0));
   s.has_inodes = FALSE;
   for (guint i = 0; i < 5; i++, s.dirtied_bytes += 20 * MIB)
-    g_assert_false (vsm_pace_feed (&p, &s, CAP));
+    g_assert_false (feed (&p, &s, CAP));
   s.has_inodes = TRUE;
-  g_assert_false (vsm_pace_feed (&p, &s, CAP));
+  g_assert_false (feed (&p, &s, CAP));
   s.dirtied_bytes += 20 * MIB;
-  g_assert_false (vsm_pace_feed (&p, &s, CAP));
+  g_assert_false (feed (&p, &s, CAP));
   s.dirtied_bytes += 20 * MIB;
-  g_assert_true (vsm_pace_feed (&p, &s, CAP));
+  g_assert_true (feed (&p, &s, CAP));
   s.valid = FALSE;
-  g_assert_false (vsm_pace_feed (&p, &s, CAP));
+  g_assert_false (feed (&p, &s, CAP));
   g_assert_false (p.pacing);
+}
+
+/* a drive faster than its writer (the lab's decent stick): the dirty data
+ * fills half the cap between the flusher's rounds, but the drive idles
+ * most of each second; not paced. When it becomes the slower one, paced;
+ * when it idles again while paced (the syncs outrun the writer), stopped. */
+static void
+test_drive_faster_than_writer (void)
+{
+  VsmPace p = { 0 };
+  guint64 busy = 0, dirtied = 0;
+  gint64 t = 0;
+  VsmDirtyInfo s;
+  VsmDiskStat st;
+
+  for (guint i = 0; i < 10; i++)
+    {
+      busy += 400, dirtied += 25, t += G_USEC_PER_SEC; /* 40 % busy */
+      s = sample (30, dirtied, 2);
+      st = disk (busy);
+      g_assert_false (vsm_pace_feed (&p, &s, &st, t, CAP));
+    }
+  for (guint i = 0; i < 3; i++)
+    {
+      busy += 950, dirtied += 25, t += G_USEC_PER_SEC; /* 95 % */
+      s = sample (30, dirtied, 2);
+      st = disk (busy);
+      g_assert_cmpint (vsm_pace_feed (&p, &s, &st, t, CAP), ==, i >= 1);
+    }
+  busy += 500, dirtied += 25, t += G_USEC_PER_SEC;
+  s = sample (5, dirtied, 2);
+  st = disk (busy);
+  g_assert_false (vsm_pace_feed (&p, &s, &st, t, CAP));
+  g_assert_false (p.pacing);
+}
+
+/* without the disk's stat (it could not be read) the drive counts as busy;
+ * counters that go backwards (the disk came back) too */
+static void
+test_busy_unknown (void)
+{
+  VsmPace p = { 0 };
+  VsmDirtyInfo s;
+  VsmDiskStat st;
+
+  s = sample (36, 100, 2);
+  g_assert_false (vsm_pace_feed (&p, &s, NULL, G_USEC_PER_SEC, CAP));
+  s = sample (36, 120, 2);
+  g_assert_false (vsm_pace_feed (&p, &s, NULL, 2 * G_USEC_PER_SEC, CAP));
+  s = sample (36, 140, 2);
+  g_assert_true (vsm_pace_feed (&p, &s, NULL, 3 * G_USEC_PER_SEC, CAP));
+  st = disk (5000);
+  s = sample (36, 160, 2);
+  g_assert_true (vsm_pace_feed (&p, &s, &st, 4 * G_USEC_PER_SEC, CAP));
+  st = disk (10); /* backwards */
+  s = sample (36, 180, 2);
+  g_assert_true (vsm_pace_feed (&p, &s, &st, 5 * G_USEC_PER_SEC, CAP));
+  st = disk (20); /* 10 ms in a second */
+  s = sample (36, 200, 2);
+  g_assert_false (vsm_pace_feed (&p, &s, &st, 6 * G_USEC_PER_SEC, CAP));
 }
 
 int
@@ -110,5 +188,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pace/many-small-files", test_many_small_files);
   g_test_add_func ("/pace/trickle", test_trickle);
   g_test_add_func ("/pace/not-per-device", test_not_per_device);
+  g_test_add_func ("/pace/drive-faster-than-writer", test_drive_faster_than_writer);
+  g_test_add_func ("/pace/busy-unknown", test_busy_unknown);
   return g_test_run ();
 }
