@@ -55,16 +55,16 @@ on_remove (void)
   if (maj == NULL || min == NULL || g_strcmp0 (g_getenv ("DEVTYPE"), "disk") != 0)
     return 0;
   bdi = g_strdup_printf ("%s:%s", maj, min);
+  vsm_udev_forget_answers (bdi);
   return forget (bdi);
 }
 
 static VsmAssessment *
-assess_event (const char *syspath)
+assess_event (const char *syspath, const char *const *env)
 {
   g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
   g_autoptr (GUdevDevice) dev = g_udev_client_query_by_sysfs_path (client, syspath);
   g_autoptr (GError) error = NULL;
-  g_auto (GStrv) env = g_get_environ ();
   VsmDevice *d;
 
   if (dev == NULL)
@@ -75,7 +75,7 @@ assess_event (const char *syspath)
       syslog (LOG_WARNING, "%s: %s", syspath, error->message);
       return NULL;
     }
-  vsm_udev_device_from_event (d, (const char *const *)env);
+  vsm_udev_device_from_event (d, env);
   return vsm_assess_device (d, NULL, NULL);
 }
 
@@ -86,12 +86,14 @@ main (int argc, char **argv)
   g_autoptr (VsmState) state = NULL;
   g_autoptr (GPtrArray) props = NULL;
   g_autoptr (GError) error = NULL;
+  g_autoptr (GError) stamp_error = NULL;
   g_autofree char *syspath = NULL;
   const char *action = g_getenv ("ACTION");
   /* at the plug: the vm.* knobs wait for the mount (vfat-smartd takes them) */
   const VsmApplyOptions options = { "udev", VSM_LOCK_WAIT_UDEV_MS, TRUE };
+  g_auto (GStrv) env = g_get_environ ();
   gint64 t0 = g_get_monotonic_time ();
-  gboolean applied;
+  gboolean applied, is_fs;
 
   vsm_init_program ("vfat-smart-udev");
   /* GSettings' dconf backend may try the session bus for change
@@ -112,7 +114,7 @@ main (int argc, char **argv)
   if (g_strcmp0 (action, "remove") == 0)
     return on_remove ();
 
-  a = assess_event (syspath);
+  a = assess_event (syspath, (const char *const *)env);
   if (a == NULL)
     return 0;
   applied = vsm_assessment_apply (a, &options, NULL, NULL, &state, &error);
@@ -120,9 +122,15 @@ main (int argc, char **argv)
     syslog (LOG_WARNING, "%s: knobs not applied, udisks keeps its defaults: %s", a->device->devnode,
             error->message);
 
-  props = vsm_udev_properties (a, applied, a->device->is_partition || a->device->superfloppy);
+  is_fs = a->device->is_partition || a->device->superfloppy;
+  props = vsm_udev_properties (a, applied, is_fs);
   for (guint i = 0; i < props->len; i++)
     printf ("%s\n", (char *)g_ptr_array_index (props, i));
+  /* the next change event of this file system (an unmount's) keeps this
+   * answer without running the helper */
+  if (!vsm_udev_note_answer ((const char *const *)env, a->device->bdi,
+                             applied && is_fs && a->device->fs_type != NULL, &stamp_error))
+    syslog (LOG_WARNING, "%s: %s", a->device->devnode, stamp_error->message);
 
   syslog (LOG_INFO, "%s %s: class %s, %s%s, %.1f ms", action ? action : "run", a->device->devnode,
           vsm_class_to_string (a->classification->klass),

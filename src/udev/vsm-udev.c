@@ -6,6 +6,10 @@
 
 #include "vsm-udev.h"
 
+#include "vsm-paths.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 static gboolean
@@ -90,4 +94,92 @@ vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboolean is_fs)
   kdef = g_strdup_printf ("UDISKS_MOUNT_OPTIONS_%s_DEFAULTS", upper);
   add (out, kdef, p->udisks_defaults);
   return out;
+}
+
+static gboolean
+stamp_part_ok (const char *s, gboolean digits_only)
+{
+  if (s == NULL || *s == '\0' || strlen (s) > 64)
+    return FALSE;
+  for (const char *p = s; *p; p++)
+    if (digits_only ? !g_ascii_isdigit (*p) : !g_ascii_isalnum (*p) && *p != '-' && *p != '_')
+      return FALSE;
+  return TRUE;
+}
+
+static char *
+device_prefix (const char *const *envp)
+{
+  const char *maj = g_environ_getenv ((char **)envp, "MAJOR");
+  const char *min = g_environ_getenv ((char **)envp, "MINOR");
+
+  if (!stamp_part_ok (maj, TRUE) || !stamp_part_ok (min, TRUE))
+    return NULL;
+  return g_strdup_printf ("%s:%s:", maj, min);
+}
+
+char *
+vsm_udev_answer_stamp (const char *const *envp)
+{
+  g_autofree char *prefix = device_prefix (envp);
+  const char *type = g_environ_getenv ((char **)envp, "ID_FS_TYPE");
+  const char *uuid = g_environ_getenv ((char **)envp, "ID_FS_UUID");
+
+  if (prefix == NULL || !stamp_part_ok (type, FALSE) || !stamp_part_ok (uuid, FALSE))
+    return NULL;
+  return g_strdup_printf ("%s%s:%s", prefix, type, uuid);
+}
+
+gboolean
+vsm_udev_note_answer (const char *const *envp, const char *bdi, gboolean answered, GError **error)
+{
+  g_autofree char *dir = vsm_path (VSM_ROOT_STATE, VSM_UDEV_ANSWERED_DIR, NULL);
+  g_autofree char *prefix = device_prefix (envp);
+  g_autofree char *stamp = answered ? vsm_udev_answer_stamp (envp) : NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (GDir) d = NULL;
+  const char *name;
+
+  if (prefix == NULL)
+    return TRUE;
+  d = g_dir_open (dir, 0, NULL);
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_prefix (name, prefix))
+      {
+        g_autofree char *old = g_build_filename (dir, name, NULL);
+        if (g_unlink (old) != 0 && errno != ENOENT)
+          {
+            int e = errno;
+            g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e), "%s: %s", old,
+                         g_strerror (e));
+            return FALSE;
+          }
+      }
+  if (stamp == NULL)
+    return TRUE;
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      int e = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e), "%s: %s", dir, g_strerror (e));
+      return FALSE;
+    }
+  path = g_build_filename (dir, stamp, NULL);
+  return g_file_set_contents_full (path, bdi ? bdi : "", -1, G_FILE_SET_CONTENTS_NONE, 0644, error);
+}
+
+void
+vsm_udev_forget_answers (const char *bdi)
+{
+  g_autofree char *dir = vsm_path (VSM_ROOT_STATE, VSM_UDEV_ANSWERED_DIR, NULL);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *of = NULL;
+
+      if (g_file_get_contents (path, &of, NULL, NULL) && g_strcmp0 (of, bdi) == 0)
+        (void)g_unlink (path);
+    }
 }

@@ -22,4 +22,29 @@ void vsm_udev_device_from_event (VsmDevice *device, const char *const *envp);
  * filesystem (partition or superfloppy). */
 GPtrArray *vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboolean is_fs);
 
+/* The answered-for stamps. An unmount closes the device and udev's
+ * inotify watch sends "change", which udisks waits for before Unmount
+ * returns; the rule skips the helper on a change when the stamp of the
+ * file system the helper last answered for exists, and keeps the answer
+ * from udev's database (61-vfat-smart.rules). The directory under the
+ * state root: */
+#define VSM_UDEV_ANSWERED_DIR "udev-answered"
+
+/* The stamp's name for an event: MAJOR:MINOR:ID_FS_TYPE:ID_FS_UUID, the
+ * path the rule's TEST builds. NULL when one is missing or holds anything
+ * but letters, digits, '-' and '_' (such a file system gets no stamp: the
+ * helper runs on each of its events). */
+char *vsm_udev_answer_stamp (const char *const *envp);
+
+/* After the helper ran for the device of envp: drop the device's stamps
+ * (an earlier file system of the same device number), and when answered
+ * (it printed the properties of a FAT/exFAT file system and its knobs are
+ * in place) leave the stamp of this one, naming its disk's bdi. A failure
+ * only costs the skip. */
+gboolean vsm_udev_note_answer (const char *const *envp, const char *bdi, gboolean answered,
+                               GError **error);
+
+/* The disk bdi ("MAJ:MIN") is gone: drop the stamps of its file systems. */
+void vsm_udev_forget_answers (const char *bdi);
+
 G_END_DECLS

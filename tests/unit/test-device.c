@@ -328,6 +328,57 @@ find_prop (GPtrArray *props, const char *key)
   return NULL;
 }
 
+/* The installed rule (the build tree's 61-vfat-smart.rules): the keys it
+ * keeps from udev's database on an answered change event, and its stamp
+ * TEST with the event's properties put in. */
+static GPtrArray *
+rule_imported_keys (void)
+{
+  g_autofree char *text = NULL;
+  GPtrArray *keys = g_ptr_array_new_with_free_func (g_free);
+  const char *p;
+
+  g_assert_true (g_file_get_contents (RULES_FILE, &text, NULL, NULL));
+  for (p = text; (p = strstr (p, "IMPORT{db}=\"")) != NULL;)
+    {
+      const char *end;
+      p += strlen ("IMPORT{db}=\"");
+      end = strchr (p, '"');
+      g_assert_nonnull (end);
+      g_ptr_array_add (keys, g_strndup (p, end - p));
+    }
+  return keys;
+}
+
+static char *
+rule_stamp_test (const char *const *envp)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GString) path = g_string_new (NULL);
+  const char *p, *end;
+
+  g_assert_true (g_file_get_contents (RULES_FILE, &text, NULL, NULL));
+  p = strstr (text, "TEST!=\"");
+  g_assert_nonnull (p);
+  p += strlen ("TEST!=\"");
+  end = strchr (p, '"');
+  g_assert_nonnull (end);
+  while (p < end)
+    {
+      if (g_str_has_prefix (p, "$env{"))
+        {
+          const char *close = strchr (p, '}');
+          g_autofree char *key = g_strndup (p + 5, close - p - 5);
+          const char *v = g_environ_getenv ((char **)envp, key);
+          g_string_append (path, v ? v : "");
+          p = close + 1;
+        }
+      else
+        g_string_append_c (path, *p++);
+    }
+  return g_string_free (g_steal_pointer (&path), FALSE);
+}
+
 /* What the udev helper hands udisks, for the device holding the filesystem. */
 static void
 test_udev_properties (Fixture *fx, gconstpointer data)
@@ -350,6 +401,16 @@ test_udev_properties (Fixture *fx, gconstpointer data)
                    vsm_flush_mode_to_string (a->plan->flush_mode));
   for (guint i = 0; i < props->len; i++)
     g_assert_null (strchr (g_ptr_array_index (props, i), '\n'));
+  /* what a skipped change event keeps is all the helper says */
+  {
+    g_autoptr (GPtrArray) kept = rule_imported_keys ();
+    for (guint i = 0; i < props->len; i++)
+      {
+        const char *line = g_ptr_array_index (props, i);
+        g_autofree char *key = g_strndup (line, strchr (line, '=') - line);
+        g_assert_true (g_ptr_array_find_with_equal_func (kept, key, g_str_equal, NULL));
+      }
+  }
 
   def = find_prop (props, kdef);
   if (g_str_equal (c->klass, "internal"))
@@ -565,6 +626,100 @@ test_sysfs_scan (void)
   }
 }
 
+/* The stamp of an answered file system: its name is what the rule's TEST
+ * builds from the event; nothing but a plain name becomes a file. */
+static void
+test_udev_answer_stamp (void)
+{
+  const char *const good[] = { "MAJOR=8", "MINOR=17", "ID_FS_TYPE=vfat", "ID_FS_UUID=55AA-0001",
+                               NULL };
+  static const char *const bad[][5] = {
+    { "MINOR=17", "ID_FS_TYPE=vfat", "ID_FS_UUID=55AA-0001", NULL },
+    { "MAJOR=8", "MINOR=1x", "ID_FS_TYPE=vfat", "ID_FS_UUID=55AA-0001", NULL },
+    { "MAJOR=8", "MINOR=17", "ID_FS_TYPE=vfat", "ID_FS_UUID=", NULL },
+    { "MAJOR=8", "MINOR=17", "ID_FS_TYPE=vfat", NULL },
+    { "MAJOR=8", "MINOR=17", "ID_FS_TYPE=vfat", "ID_FS_UUID=../../etc/x", NULL },
+    { "MAJOR=8", "MINOR=17", "ID_FS_TYPE=vfat", "ID_FS_UUID=$(reboot)", NULL },
+    { "MAJOR=8", "MINOR=17", "ID_FS_TYPE=vfat,exec", "ID_FS_UUID=55AA-0001", NULL },
+  };
+  g_autofree char *stamp = vsm_udev_answer_stamp (good);
+  g_autofree char *tested = rule_stamp_test (good);
+  g_autofree char *made = NULL;
+
+  g_assert_cmpstr (stamp, ==, "8:17:vfat:55AA-0001");
+  vsm_paths_set_root (VSM_ROOT_STATE, NULL);
+  made = vsm_path (VSM_ROOT_STATE, VSM_UDEV_ANSWERED_DIR, stamp, NULL);
+  g_assert_cmpstr (tested, ==, made);
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autofree char *none = vsm_udev_answer_stamp (bad[i]);
+      g_assert_null (none);
+    }
+}
+
+static gboolean
+stamp_exists (const char *name)
+{
+  g_autofree char *path = vsm_path (VSM_ROOT_STATE, VSM_UDEV_ANSWERED_DIR, name, NULL);
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+/* An answer leaves one stamp per device number; a new file system, an
+ * unanswered event and the disk's removal take it away. */
+static void
+test_udev_note_answer (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("vsm-answer-XXXXXX", NULL);
+  const char *const one[] = { "MAJOR=8", "MINOR=17", "ID_FS_TYPE=vfat", "ID_FS_UUID=AAAA-0001",
+                              NULL };
+  const char *const two[] = { "MAJOR=8", "MINOR=17", "ID_FS_TYPE=exfat", "ID_FS_UUID=BBBB-0002",
+                              NULL };
+  const char *const other[] = { "MAJOR=8", "MINOR=33", "ID_FS_TYPE=vfat", "ID_FS_UUID=CCCC-0003",
+                                NULL };
+  const char *const no_uuid[] = { "MAJOR=8", "MINOR=17", "ID_FS_TYPE=vfat", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *of = NULL;
+  g_autofree char *path = NULL;
+
+  vsm_paths_set_root (VSM_ROOT_STATE, root);
+  g_assert_true (vsm_udev_note_answer (one, "8:16", TRUE, &error));
+  g_assert_no_error (error);
+  g_assert_true (vsm_udev_note_answer (other, "8:32", TRUE, &error));
+  g_assert_true (stamp_exists ("8:17:vfat:AAAA-0001"));
+  path = vsm_path (VSM_ROOT_STATE, VSM_UDEV_ANSWERED_DIR, "8:17:vfat:AAAA-0001", NULL);
+  g_assert_true (g_file_get_contents (path, &of, NULL, NULL));
+  g_assert_cmpstr (of, ==, "8:16");
+
+  /* mkfs: the same device, another file system */
+  g_assert_true (vsm_udev_note_answer (two, "8:16", TRUE, &error));
+  g_assert_false (stamp_exists ("8:17:vfat:AAAA-0001"));
+  g_assert_true (stamp_exists ("8:17:exfat:BBBB-0002"));
+  /* answered, but nothing to name it by: no stamp, and the old one goes */
+  g_assert_true (vsm_udev_note_answer (no_uuid, "8:16", TRUE, &error));
+  g_assert_false (stamp_exists ("8:17:exfat:BBBB-0002"));
+  /* not answered (knobs failed): no stamp */
+  g_assert_true (vsm_udev_note_answer (one, "8:16", FALSE, &error));
+  g_assert_false (stamp_exists ("8:17:vfat:AAAA-0001"));
+  g_assert_true (stamp_exists ("8:33:vfat:CCCC-0003"));
+
+  g_assert_true (vsm_udev_note_answer (one, "8:16", TRUE, &error));
+  vsm_udev_forget_answers ("8:16");
+  g_assert_false (stamp_exists ("8:17:vfat:AAAA-0001"));
+  g_assert_true (stamp_exists ("8:33:vfat:CCCC-0003"));
+  vsm_udev_forget_answers ("8:32");
+  g_assert_false (stamp_exists ("8:33:vfat:CCCC-0003"));
+
+  /* an unwritable state root: one clear error, nothing else */
+  vsm_paths_set_root (VSM_ROOT_STATE, "/proc/vfat-smart-nonexistent");
+  g_assert_false (vsm_udev_note_answer (one, "8:16", TRUE, &error));
+  g_assert_nonnull (error);
+  vsm_paths_set_root (VSM_ROOT_STATE, NULL);
+  {
+    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", root);
+    g_assert_cmpint (system (cmd), ==, 0);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -572,6 +727,8 @@ main (int argc, char **argv)
 
   g_test_add_func ("/device/bad-specs", test_bad_specs);
   g_test_add_func ("/udev/env-line", test_udev_env_line);
+  g_test_add_func ("/udev/answer-stamp", test_udev_answer_stamp);
+  g_test_add_func ("/udev/note-answer", test_udev_note_answer);
   g_test_add_func ("/device/identity-without-serial", test_identity_without_serial);
   g_test_add_func ("/device/sysfs-scan", test_sysfs_scan);
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)

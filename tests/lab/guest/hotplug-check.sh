@@ -58,7 +58,25 @@ vfat-smart status > "$W/status" 2>&1
 sed 's/^/   | /' "$W/status"
 check "status lists the hotplugged stick and its udisks mount" grep -q "uhelper=udisks2" "$W/status"
 
+# the unmount's change event (udev's watch) keeps the helper's answer without running it
+stamp="/run/vfat-smart/udev-answered/$(cat /sys/class/block/${part#/dev/}/dev):vfat:$(prop "$part" ID_FS_UUID)"
+check "the helper left the answered stamp ($stamp)" test -f "$stamp"
+ino0=$(stat -c %i "$stamp" 2> /dev/null)
+udevadm monitor --udev --subsystem-match=block > "$W/monitor" 2>&1 &
+mon=$!
+sleep 1
 check "udisksctl unmount as labuser" lab_as_user udisksctl unmount -b "$part"
+udevadm settle
+sleep 0.5
+kill $mon 2> /dev/null; wait $mon 2> /dev/null
+check "the unmount sent a change event for the partition" grep -q "change.*/${part#/dev/} (block)" "$W/monitor"
+check "the change event did not run the helper (stamp untouched)" [ "$(stat -c %i "$stamp" 2> /dev/null)" = "$ino0" ]
+check "udisks' defaults kept from udev's database" [ "$(prop "$part" UDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS)" = "$defaults" ]
+check "the flush mode kept" [ "$(prop "$part" VFAT_SMART_FLUSH_MODE)" = "$mode" ]
+rm -f "$stamp"
+udevadm trigger --action=change --settle "$part"
+check "without the stamp a change event runs the helper (stamp made again)" test -f "$stamp"
+check "and udisks' defaults are the same" [ "$(prop "$part" UDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS)" = "$defaults" ]
 [ "$mode" = dirty-cap ] && check "knobs stay while the stick is plugged" [ "$(cat $bdi/strict_limit)" = 1 ]
 
 # a user may still ask udisks for flush or sync: its own allow list is in force
