@@ -6,15 +6,16 @@
 
 #include "vsm-pace.h"
 
-/* Starting needs the cap filled; going on does not: each sync drains
- * the dirty data, and dropping out at every drain would start and stop. */
+/* Starting needs half the cap filled; going on only a tenth of it: each
+ * sync drains what was dirty when it began, and a writer held at the cap
+ * refills it meanwhile (a drained cap says the drive is the faster one). */
 static gboolean
 big_writer (const VsmDirtyInfo *di, guint64 cap, gboolean writing, gboolean pacing)
 {
   guint64 at_risk = di->dirty_bytes + di->writeback_bytes;
 
   return writing && di->dirty_inodes <= VSM_PACE_MAX_INODES &&
-         (pacing || (double)at_risk >= VSM_PACE_MIN_FILL * (double)cap);
+         (double)at_risk >= (pacing ? VSM_PACE_MIN_KEEP : VSM_PACE_MIN_FILL) * (double)cap;
 }
 
 /* the drive's busy share since the last sample; 1 when unknown (the first
