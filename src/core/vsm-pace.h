@@ -34,9 +34,10 @@ G_BEGIN_DECLS
  * writer, held at the cap, refills it meanwhile: on the cheap stick paced
  * under cp the data at risk never fell below 14 % of the cap (h-cheap-daemon,
  * every 0.2 s of the middle of each copy). A drive faster than its writer is
- * drained by each sync: 1-2 % of the cap in 95 % of such samples on the
- * decent stick (h-decent, x-decent-gate), the syncs then write a few MB each
- * with a metadata commit after every one. */
+ * drained by the syncs: on the decent stick 96-99 % of such samples were
+ * under a tenth of the cap (h-decent), 15-29 % with the busy gate below
+ * (x-decent-gate), down to 1 %; the syncs then write a few MB each with a
+ * metadata commit after every one. */
 #define VSM_PACE_MIN_KEEP 0.1
 /* samples in a row that must agree before pacing starts */
 #define VSM_PACE_START_SAMPLES 2
