@@ -67,10 +67,21 @@ check "MountedBy is labuser" [ "$(val "$path" MountedBy)" = 1000 ]
 
 head -c 128M /dev/urandom > "$W/data"
 lab_stick_mark "$d" 0
+# where the daemon's log stood when the copy began: what it says of pacing is its own
+logl0=$(wc -l < "$LAB_OUT/vfat-smartd.log")
+statl0=$(cat "$LAB_OUT/daemon-stat-sequence.txt" 2> /dev/null | wc -l)
 lab_as_user cp "$W/data" "$mnt/copy" &
 cpid=$!
 sample $cpid > "$W/samples"
 wait $cpid
+logl1=$(wc -l < "$LAB_OUT/vfat-smartd.log")
+# what the guest saw of the stick over the same copy: sectors written over the time
+# the disk was busy (fields 7 and 10 of /sys/block/DISK/stat, after the timestamp),
+# first sample to last. Under emulation that is below the stick's own figure: the
+# USB and NBD transport adds time the stick does not charge (a run of 2026-12-03 on
+# this host: 12.0 MB/s in the guest against 16.6 MB/s charged)
+seen=$(sed -n "$((statl0 + 1)),\$p" "$LAB_OUT/daemon-stat-sequence.txt" |
+  awk 'NR == 1 { s0 = $8; b0 = $11 } { s1 = $8; b1 = $11 } END { if (b1 > b0) printf "%d", (s1 - s0) * 512 * 1000 / (b1 - b0); else print 0 }')
 lab_stick_mark "$d" 1
 # what the simulated stick delivered for this copy: bytes over the time it charged
 # (its 20 MB/s plus the jumps to the FAT and the directory entry), from its own log
@@ -90,9 +101,15 @@ check "SecondsToSafe is positive while data is at risk" awk '$2 > 1048576 && $4 
 # 1 MiB is at risk, which can still read 0.1 s (CI's fresh-clone run saw 851968 B, 0.1 s)
 check "SecondsToSafe falls to under 0.5 s at the end" awk '$4 > max { max = $4 } { last = $4 } END { exit !(max > 0 && last < 0.5 && last < max) }' "$W/samples"
 # (128 MiB: dirtied in about 6 s, paced from the third second, an apply of the learned
-# cap in flight or not; 96 MiB left too narrow a window: CI once saw no sample paced)
+# cap in flight or not.) Told by the daemon's log between the copy's start and its
+# return, not by the samples: under emulation one GetAll and sleep 1 is 1-2 s, and a
+# pacing that ends once a round drains the cap below a tenth (VSM_PACE_MIN_KEEP) can
+# fall between two samples (CI's run of 2026-12-03 saw none of 5 samples paced while
+# the log had the rounds)
 if [ $devcap = 1 ]; then
-  check "the daemon paced writeback while the big file was written" awk '$5 == "true" { n++ } END { exit !(n >= 1) }' "$W/samples"
+  echo "   samples that saw Pacing true: $(awk '$5 == "true" { n++ } END { print n + 0 }' "$W/samples") of $(wc -l < "$W/samples")"
+  sed -n "$((logl0 + 1)),${logl1}p" "$LAB_OUT/vfat-smartd.log" | grep -E 'pacing (writeback|stopped)' | sed 's/^/   log | /'
+  check "the daemon paced writeback while the big file was written (its log, during the copy)" bash -c "sed -n '$((logl0 + 1)),${logl1}p' '$LAB_OUT/vfat-smartd.log' | grep -q 'pacing writeback of $mnt'"
 else
   check "no pacing without a cap" awk '$5 == "true" { bad = 1 } END { exit bad }' "$W/samples"
 fi
@@ -103,8 +120,10 @@ if [ $devcap = 1 ]; then
 fi
 bw=$(val "$path" WriteBandwidth)
 echo "   WriteBandwidth $bw B/s ($(val "$path" BandwidthSource)); CapBytes $(val "$path" CapBytes)"
-echo "   the stick delivered $delivered B/s for this copy (its profile: 20000000 B/s between jumps)"
-check "WriteBandwidth is what the stick delivered within 25 %" between "$bw" $((delivered * 3 / 4)) $((delivered * 5 / 4))
+echo "   the stick delivered $delivered B/s for this copy by its own clock (its profile: 20000000 B/s between jumps)"
+echo "   the guest saw $seen B/s over the copy (bytes written over the disk's busy time)"
+check "WriteBandwidth is what the guest saw of the stick within 20 %" between "$bw" $((seen * 4 / 5)) $((seen * 6 / 5))
+check "WriteBandwidth is at most what the stick delivered and above half of it" between "$bw" $((delivered / 2)) $((delivered * 21 / 20))
 
 out=$(lab_as_user gdbus call --system -d $D -o "$path" -m $D.Device.SetOptions "{'max-dirty-seconds': <4.0>}" 2>&1)
 echo "   labuser SetOptions: $out"
