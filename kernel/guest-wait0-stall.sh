@@ -6,16 +6,18 @@
 # 64 MiB, writeback every 1 s, FAT32 32 KiB clusters, mount -o flush) with the wait0 module
 # and samples, every 0.25 s, cp's kernel stack and state, the flusher's stack and the
 # device's dirty/writeback bytes. Run:
+#   kernel/build-modules --kver 6.12.118+deb12-amd64 --variant wait0
+#   { echo "VSM_STALL_TOP=/run/lab/host$PWD VSM_STALL_FRAG=/run/lab/host$VSM_LAB_CACHE/bin/frag"
+#     cat kernel/guest-wait0-stall.sh; } > /tmp/stall.sh
 #   tests/lab/guest-run --kernel 6.12 --devices nbd-stick --stick-profile cheap-stick \
-#     --script kernel/guest-wait0-stall.sh --out DIR
-# Env (fixed here): MODS=<checkout>/kernel/out/$(uname -r)/wait0, REPS=4.
+#     --script /tmp/stall.sh --out DIR
+# (the host's root is at /run/lab/host in the guest). Modules from
+# $VSM_STALL_TOP/kernel/out/$(uname -r)/wait0; REPS=4.
 set -u
 KVER=$(uname -r)
-TOP=${LAB_DESTDIR:-}
-TOP=${TOP%/tests/lab/out/destdir}
-[ -n "$TOP" ] || TOP=/work/kernel
+TOP=${VSM_STALL_TOP:?set VSM_STALL_TOP to the checkout as the guest sees it}
 MODS=$TOP/kernel/out/$KVER/wait0
-FRAG=${VSM_LAB_CACHE:-/work/lab/tests/lab/cache}/bin/frag
+FRAG=${VSM_STALL_FRAG:?set VSM_STALL_FRAG to bin/frag of the lab cache}
 REPS=4
 d=$(lab_disk NBDSTICK1 30) || { echo "no NBDSTICK1"; exit 1; }
 part=${d}1
