@@ -3,6 +3,7 @@
 every table and count, the Status section says which round-two cells are below issue 13's
 rule (5 repetitions after a discarded warm-up copy) and which round-three cells cover
 their drive, and the person-terms yank table merges the person-yank-* guests."""
+import gzip
 import json
 import os
 import shutil
@@ -67,6 +68,35 @@ def yank_dir(root, name, configs, reps):
                                   dirty_at_yank_bytes=lost, files_intact=not lost))
     with open(os.path.join(d, "results.jsonl"), "w") as f:
         f.writelines(json.dumps(l) + "\n" for l in lines)
+
+
+def stall_dir(res, pauses_mid_copy):
+    """A synthetic kernel/results/wait0-stall-6.12: two copies; pauses_mid_copy seconds without a
+    write in the middle of the second (0: none)."""
+    d = os.path.join(res, "wait0-stall-6.12")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "guest.txt"), "w") as f:
+        f.write("[guest-run 11:45:19] booting 6.12.118+deb12-amd64 (2048 MB)\n"
+                "fat version: 1.0-vfat-smart-flushfix-wait0\n"
+                "rep 1: copy 10.9 s, umount 9.7 s, log /run/lab/out/rep1.log\n"
+                "rep 2: copy 20.0 s, umount 10.4 s, log /run/lab/out/rep2.log\n")
+    for n, copy_s in ((1, 10.9), (2, 20.0)):
+        with open(os.path.join(d, "rep%d.log" % n), "w") as f:
+            for i in range(4):
+                f.write("== t=%.2f state=R wchan=0 nr_dirty=%d MiB nr_writeback=0 MiB \n" % (i * 2.0, i * 30))
+            f.write("== t=%.2f state=D wchan= nr_dirty=140 MiB nr_writeback=2 MiB \n" % (copy_s - 1.5))
+            f.write("   cp| [<0>] fat_mirror_bhs+0x12f/0x160 [fat]\n")
+    writes, t = [], 50.0
+    for copy in (1, 2):
+        for i in range(200):
+            t += 0.1
+            if copy == 2 and i == 100:
+                t += pauses_mid_copy
+            writes.append(t)
+        t += 4.0   # between copies
+    with gzip.open(os.path.join(d, "NBDSTICK1.log.gz"), "wt") as f:
+        f.write("# nbd-stick bw=20000000\n")
+        f.writelines("W %.6f 1048576 131072 0 7.054\n" % x for x in writes)
 
 
 def main():
@@ -189,6 +219,28 @@ def main():
     check(not any(l.startswith("Below issue 13's rule") and "cheap" in l for l in lines2),
           "Still to run no longer asks for the cheap cells")
     md += "\n\n<!-- second report -->\n" + md2
+    check("stall diagnostic (`kernel/guest-wait0-stall.sh`): not run yet" in status2,
+          "Status says the stall diagnostic has not run when there is no wait0-stall result")
+
+    # what guest-wait0-stall.sh found: read from its raw files, a mid-copy pause told
+    stall_dir(res, 0)
+    p = subprocess.run([sys.executable, REPORT, res, scen], capture_output=True, text=True)
+    check(p.returncode == 0, "the report runs with a stall diagnostic")
+    st = p.stdout.split("## What `guest-wait0-stall.sh` found (Linux 6.12)")
+    check(len(st) == 2 and "`kernel/guest-wait0-stall.sh`): run on 6.12" in p.stdout.split("## Setup")[0],
+          "the stall diagnostic has its section and its Status line")
+    sec = st[-1].split("## All cells")[0]
+    check("| 2 | 20.0 | 10.4 |" in sec and "R) in 8 of 10 samples and in D in 2" in sec
+          and "each 1.5, 1.5 s before its copy returned" in sec and "`fat_mirror_bhs`" in sec,
+          "the stall section counts the samples, the D samples and the stack from rep*.log")
+    check("2 stretches longer than 5 s, one per copy" in sec and "longest pause between two writes was 0.10 s" in sec,
+          "without a pause the stick's stretches are one per copy")
+    stall_dir(res, 11.0)
+    p = subprocess.run([sys.executable, REPORT, res, scen], capture_output=True, text=True)
+    sec = p.stdout.split("## What `guest-wait0-stall.sh` found")[-1].split("## All cells")[0]
+    check("**The stick wrote in 3 stretches longer than 5 s for 2 copies**" in sec and "11.1" in sec,
+          "an 11 s pause inside a copy is reported, not hidden")
+    md += "\n\n<!-- stall report -->\n" + p.stdout
 
     if not FAILS:
         shutil.rmtree(root)
