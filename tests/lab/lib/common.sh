@@ -50,7 +50,9 @@ lab_build_destdir() {
   local top build dest
   top=$(cd "$LAB_DIR/../.." && pwd)
   mkdir -p "$LAB_DIR/out"
-  build=$top/build-lab
+  # VSM_LAB_BUILD: a build directory of this checkout to install as it is
+  # (tests/run-tests passes its own, configured with --prefix=/usr)
+  build=${VSM_LAB_BUILD:-$top/build-lab}
   dest=$LAB_DIR/out/destdir
   [ -f "$top/meson.build" ] || lab_die "no meson.build in $top: vfat-smart is not in this checkout yet"
   if [ -x "$top/tests/install-deps" ]; then "$top/tests/install-deps" >&2 || lab_die "tests/install-deps failed"; fi
@@ -58,6 +60,10 @@ lab_build_destdir() {
     meson setup "$build" "$top" --prefix=/usr > "$LAB_DIR/out/meson-setup.log" 2>&1 || {
       tail -n 20 "$LAB_DIR/out/meson-setup.log" >&2; lab_die "meson setup failed"; }
   fi
+  local prefix
+  prefix=$(meson introspect --buildoptions "$build" |
+    python3 -c 'import json, sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"][0])')
+  [ "$prefix" = /usr ] || lab_die "$build has the prefix $prefix, not /usr (udevd would not find the rules)"
   ninja -C "$build" > "$LAB_DIR/out/ninja.log" 2>&1 || { tail -n 30 "$LAB_DIR/out/ninja.log" >&2; lab_die "the build failed"; }
   rm -rf "$dest"
   meson install -C "$build" --destdir "$dest" --quiet > /dev/null 2>&1 ||
