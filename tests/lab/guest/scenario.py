@@ -126,7 +126,14 @@ class Sampler(threading.Thread):
 
 
 class Tracer:
-    """block_bio_queue + block_rq_issue for one device in a private tracefs instance."""
+    """block_bio_queue + block_rq_issue for one device in a private tracefs instance.
+
+    The events are enabled once per guest and stay enabled (between runs the instance only
+    stops recording, tracing_on 0): enabling or disabling a tracepoint patches kernel text
+    (its static key and static call), and under QEMU TCG a text patch in flight has
+    panicked lab guests ("Oops: int3", kernel/results/*panic*.txt,
+    bench/raw/x-decent-cap/panic.txt). Kept enabled, only the first run of a guest (the
+    discarded warm-up in the bench and the kernel scenarios) patches."""
 
     EVENT = re.compile(r"(block_rq_issue|block_bio_queue): (\d+),(\d+) (\S*) (?:\d+ \(.*?\) )?"
                        r"(\d+) \+ (\d+)(?: \S+)? \[(.*)\]\s*$")
@@ -146,15 +153,14 @@ class Tracer:
         write(self.inst + "/tracing_on", 0)
         write(self.inst + "/trace", "")
         for ev in ("block_bio_queue", "block_rq_issue"):
-            write(self.inst + "/events/block/%s/enable" % ev, 1)
+            if read(self.inst + "/events/block/%s/enable" % ev) != "1":
+                write(self.inst + "/events/block/%s/enable" % ev, 1)
         write(self.inst + "/tracing_on", 1)
 
     def stop(self):
         write(self.inst + "/tracing_on", 0)
         with open(self.inst + "/trace") as f:
             text = f.read()
-        for ev in ("block_bio_queue", "block_rq_issue"):
-            write(self.inst + "/events/block/%s/enable" % ev, 0)
         events = []
         for line in text.splitlines():
             m = self.EVENT.search(line)
@@ -168,10 +174,8 @@ class Tracer:
         return events, lost
 
     def close(self):
-        try:
-            os.rmdir(self.inst)
-        except OSError:
-            pass
+        """Keeps the instance, its events enabled (see the class): the next Tracer of this
+        process reuses it; it ends with the guest."""
 
 
 def writer_class(comm, workload_comms):
