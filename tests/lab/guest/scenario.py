@@ -130,7 +130,7 @@ class Tracer:
 
     The events are enabled once per guest and stay enabled (between runs the instance only
     stops recording, tracing_on 0): enabling or disabling a tracepoint patches kernel text
-    (its static key and static call), and under QEMU TCG a text patch in flight has
+    (its static key), and under QEMU TCG a text patch in flight has
     panicked lab guests ("Oops: int3", kernel/results/*panic*.txt,
     bench/raw/x-decent-cap/panic.txt). Kept enabled, only the first run of a guest (the
     discarded warm-up in the bench and the kernel scenarios) patches."""
