@@ -28,7 +28,10 @@ vfat-smart-global-knobs (on) or no-stick; see run_internal_one.
 "Safe" is when the unmount returned: `udisksctl unmount` for every setup (the references,
 mounted by root with mount(8), are unmounted by root through udisksctl; results before
 that change say "mounted_by": "mount" and used umount(8)). labuser copies
-with `cp -r` from tmpfs. One JSON object per run on stdout and in $LAB_OUT/results.jsonl.
+with `cp -r` from tmpfs. One JSON object per run on stdout and in $LAB_OUT/results.jsonl;
+"cpu_copy" in it (runs without a yank) is what the guest's CPUs did while cp ran (the
+/proc/stat split, all CPUs summed) and cp's own user and system time: under emulation the
+copier can be slower than a fast drive, and this tells which held the copy.
 
 Yank runs: at the point (half: cp has write()n half the bytes; return: cp returned;
 return+1s) the stick stops taking writes (nbd-stick yank block), the guest records the
@@ -141,6 +144,34 @@ class Series(threading.Thread):
 def proc_pid(cp):
     kids = read("/proc/%d/task/%d/children" % (cp.pid, cp.pid), "")
     return int(kids.split()[0]) if kids else None
+
+
+def cpu_ticks():
+    """The guest's CPU time so far, in USER_HZ ticks, per field of /proc/stat's "cpu" line."""
+    names = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+    vals = read("/proc/stat").split("\n", 1)[0].split()[1:1 + len(names)]
+    return dict(zip(names, (int(v) for v in vals)))
+
+
+def wait_rusage(p):
+    """Wait for Popen P like p.wait(), also returning the CPU time of P and of every child
+    it waited for (runuser waits for cp): (returncode, {"user_s", "sys_s"} or None)."""
+    if p.returncode is not None:
+        return p.returncode, None
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, {"user_s": round(ru.ru_utime, 2), "sys_s": round(ru.ru_stime, 2)}
+
+
+def cpu_during(before, after, cp_ru):
+    """What the CPUs did during the copy: the guest's split in seconds (all CPUs summed)
+    and cp's own user and system time: is the copy held by the CPU or by the drive?"""
+    hz = os.sysconf("SC_CLK_TCK")
+    out = {"guest_" + k + "_s": round((after[k] - before[k]) / hz, 2) for k in before}
+    out["cpus"] = os.cpu_count()
+    if cp_ru:
+        out.update({"cp_" + k: v for k, v in cp_ru.items()})
+    return out
 
 
 def written(pid):
@@ -365,6 +396,7 @@ class Bench:
         dev.mark(2 * idx)
         tracer.start()
         series.start()
+        cpu0 = cpu_ticks()
         t0 = time.monotonic()
         cp = subprocess.Popen(["runuser", "-u", "labuser", "--", "cp", "-r", src, dst])
         # runuser forks cp: find the child whose comm is cp
@@ -387,8 +419,9 @@ class Bench:
                     break
                 time.sleep(0.02)
         last_w = written(proc["pid"])
-        rc = cp.wait() if yanked is None else None
+        rc, cp_ru = wait_rusage(cp) if yanked is None else (None, None)
         t1 = time.monotonic()
+        cpu = cpu_during(cpu0, cpu_ticks(), cp_ru)
         at_return = sum(dev.dirty())
         if yank == "return" and yanked is None:
             yanked = self.yank(t0, workload["bytes"])
@@ -420,6 +453,7 @@ class Bench:
             "data_bio_bytes_by_writer": trace["data_bio_bytes_by_writer"], "trace_lost_events": lost,
             "drive": device, "series": series.samples, "cp_written_at_return": last_w,
             "pacer": {"calls": pacer.calls, "busy_s": round(pacer.busy_s, 2)} if pacer else None,
+            "cpu_copy": cpu,
         })
         self.emit(res)
         return res
