@@ -75,7 +75,7 @@ def build_summary(groups, command, generated=None):
                     "fs": r["fs"], "vm": r["vm"], "setup": r["setup"], "config": r["config"],
                     "reps": 0, "copy_s": [], "safe_s": [], "peak_at_risk_bytes": [],
                     "at_risk_at_return_bytes": [], "mb_per_s_safe": [], "jumps": [], "busy_s": [],
-                    "big_share": [], "yank": [], "device_bandwidth_bytes_s": r["bw"],
+                    "big_share": [], "cp_cpu_share": [], "yank": [], "device_bandwidth_bytes_s": r["bw"],
                     "mount_options": r.get("mount_options"), "knobs": r.get("knobs"),
                     "pacer": r.get("pacer_config"),
                 }
@@ -100,6 +100,7 @@ def build_summary(groups, command, generated=None):
             c["jumps"].append(dev.get("discontinuities"))
             c["busy_s"].append(dev.get("busy_s"))
             c["big_share"].append((r.get("data_requests") or {}).get("big_share"))
+            c["cp_cpu_share"].append(cp_cpu_share(r))
     main, exp = [], []
     for k in order:
         c = cells[k]
@@ -113,6 +114,27 @@ def build_summary(groups, command, generated=None):
         "cells": main,
         "experiments": exp,
     }
+
+
+def cp_cpu_share(r):
+    """The share of its copy that cp spent on a CPU (user + system), or None for runs
+    before the bench recorded it (cpu_copy)."""
+    cpu = r.get("cpu_copy") or {}
+    if "cp_sys_s" not in cpu or not r.get("copy_s"):
+        return None
+    return round((cpu["cp_user_s"] + cpu["cp_sys_s"]) / r["copy_s"], 3)
+
+
+def cpu_bound_note(cells, c, at_least=0.9):
+    """' (...)' when cp was on the CPU for >= AT_LEAST of its copy in every repetition of
+    every setup of C's group and workload: the emulated CPU, not the drive, set the pace
+    there, and the setups' differences are the CPU's. '' otherwise or when not recorded."""
+    shares = [x for o in cells if (o["group"], o["workload"]) == (c["group"], c["workload"]) and o["reps"]
+              for x in o.get("cp_cpu_share", [])]
+    if not shares or None in shares or min(shares) < at_least:
+        return ""
+    return (" (cp was on the CPU for %.0f-%.0f %% of its copy in every run of the group: the emulated "
+            "CPU set the pace, not the drive)" % (min(shares) * 100, max(shares) * 100))
 
 
 def add_internal(c, r):
@@ -232,7 +254,7 @@ def goals(summary):
             continue
         n += 1
         if r > 1.03:
-            slower.append("%s %s %.2fx" % (c["group"], c["workload"], r))
+            slower.append("%s %s %.2fx%s" % (c["group"], c["workload"], r, cpu_bound_note(cells, c)))
     if n:
         out.append(("MISSED" if slower else "met",
                     "No cell more than 3 %% slower to safe than udisks' default: %d cells compared%s."
@@ -246,8 +268,9 @@ def goals(summary):
             best = min(med(o["safe_s"]) for o in others)
             r = med(c["safe_s"]) / best
             out.append(("met" if r <= 1.03 else "MISSED",
-                        "%s, %s (%s%s): vfat-smart %.2fx the fastest setup (goal <= 1.03x)." % (
-                            dev, c["workload"], c["group"], ", " + c["fs"] if c.get("fs", "vfat") != "vfat" else "", r)))
+                        "%s, %s (%s%s): vfat-smart %.2fx the fastest setup (goal <= 1.03x)%s." % (
+                            dev, c["workload"], c["group"], ", " + c["fs"] if c.get("fs", "vfat") != "vfat" else "", r,
+                            cpu_bound_note(cells, c) if r > 1.03 else "")))
     return out
 
 
@@ -303,7 +326,9 @@ def render(summary, plots=None, notes=None):
              "ratios are against udisks' default in the same group (same guest, same drive, same workload). "
              "Jumps = writes at the simulated drive that do not continue the previous write (command queue "
              "modelled for UAS). Big = share of data bytes in requests >= 768 KiB (UAS requests are at most "
-             "512 KiB, so 0 there)." % (tot / 60))
+             "512 KiB, so 0 there). cp on CPU = the share of its copy that cp spent running (user + system "
+             "time, recorded since session 12; '-' before): near 100 %% the emulated CPU, not the drive, "
+             "held the copy." % (tot / 60))
     L.append("")
     L += render_internal(cells)
     for part, title in (([c for c in cells if not is_internal(c)], "Cells"), (summary.get("experiments", []), "Experiments")):
@@ -317,21 +342,22 @@ def render(summary, plots=None, notes=None):
             L.append("### %s: %s, %s, Linux %s, vm %s, %s (%.0f MiB)" % (
                 gname, wname, c0["device"], c0["kernel"], c0["vm"], c0["fs"], c0["workload_bytes"] / MIB))
             L.append("")
-            L.append("| setup | reps | copy returned s | safe s | safe vs udisks | safe vs no flush | MB/s to safe | peak at risk MiB | at risk at return MiB | jumps | drive busy s | big % |")
-            L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+            L.append("| setup | reps | copy returned s | safe s | safe vs udisks | safe vs no flush | MB/s to safe | peak at risk MiB | at risk at return MiB | jumps | drive busy s | big % | cp on CPU % |")
+            L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
             for c in cs:
                 if not c["reps"]:
                     continue
                 base = baseline_of(every, c)
                 r = ratio(c, base)
                 rn = ratio(c, baseline_of(every, c, "no-flush"))
-                L.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                L.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                     c["config"], c["reps"], fmt_range(c["copy_s"]), fmt_range(c["safe_s"]),
                     "%.2fx" % r if r is not None else "-", "%.2fx" % rn if rn is not None else "-",
                     fmt_range(c["mb_per_s_safe"]),
                     fmt_range(c["peak_at_risk_bytes"], MIB), fmt_range(c["at_risk_at_return_bytes"], MIB),
                     fmt_range(c["jumps"], digits=0), fmt_range(c["busy_s"]),
-                    fmt_range([x * 100 if x is not None else None for x in c["big_share"]], digits=0)))
+                    fmt_range([x * 100 if x is not None else None for x in c["big_share"]], digits=0),
+                    fmt_range([x * 100 if x is not None else None for x in c.get("cp_cpu_share", [])], digits=0)))
             ys = [c for c in cs if c["yank"]]
             if ys:
                 L.append("")

@@ -108,10 +108,25 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(report.fmt_range([]), "-")
         self.assertEqual(report.fmt_range([None, 2 * MIB], MIB), "2.0")
 
+    def test_cp_cpu_share(self):
+        # no cpu_copy in the runs: '-' in the table, no note
+        self.assertEqual(self.cell("vfat-smart")["cp_cpu_share"], [None, None, None])
+        r = run("g", "vfat-smart", 40, copy=20, cpu_copy={"cp_user_s": 0.5, "cp_sys_s": 19.3})
+        self.assertEqual(report.cp_cpu_share(r), 0.99)
+        self.assertIsNone(report.cp_cpu_share(run("g", "vfat-smart", 40)))
+        cells = [{"group": "g", "workload": "w", "reps": 3, "cp_cpu_share": [0.97, 0.99, 0.98]},
+                 {"group": "g", "workload": "w", "reps": 3, "cp_cpu_share": [0.95, 0.96, 0.99]}]
+        self.assertIn("95-99 %", report.cpu_bound_note(cells, cells[0]))
+        cells[1]["cp_cpu_share"][0] = 0.5     # one run held by the drive: no note
+        self.assertEqual(report.cpu_bound_note(cells, cells[0]), "")
+        cells[1]["cp_cpu_share"][0] = None    # one run not recorded: no note
+        self.assertEqual(report.cpu_bound_note(cells, cells[0]), "")
+
     def test_ratio_against_same_group(self):
         c = self.cell("vfat-smart")
         self.assertAlmostEqual(report.ratio(c, report.baseline_of(self.summary["cells"], c)), 58 / 61)
         self.assertIn("| vfat-smart | 3 | 29.0 (28.5-29.5) | 58.0 (57.0-59.0) | 0.95x | 1.04x |", self.md)
+        self.assertRegex(self.md, r"\| vfat-smart \| 3 \| 29\.0 .* \| - \|\n")
 
     def test_goals(self):
         g = dict((t.split(":")[0], st) for st, t in report.goals(self.summary))
