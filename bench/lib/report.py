@@ -54,12 +54,34 @@ def load_raw(raw):
     return out
 
 
+def superseded(matrix, groups):
+    """{(group, workload): newer group} from the matrix's "supersedes" members
+    ([{"group": G, "workloads": [W, ...]}]): a rerun of G's W on a newer product or bench
+    takes its place in the goals. Only reruns that have results count."""
+    have = {g for g, _, runs in groups if runs}
+    out = {}
+    for g in (matrix or {}).get("groups", []):
+        if g["name"] not in have:
+            continue
+        for old in g.get("supersedes", []):
+            for w in old["workloads"]:
+                out[(old["group"], w)] = g["name"]
+    # a chain (A by B, B by C): A's newest rerun
+    for k, v in out.items():
+        while (v, k[1]) in out:
+            v = out[(v, k[1])]
+        out[k] = v
+    return out
+
+
 def cell_key(r):
     return (r["group"], r["kernel_series"], r["device"], r["workload"], r["fs"], r["vm"], r["config"])
 
 
-def build_summary(groups, command, generated=None):
-    """The summary (issue 11's schema, plus extra members) from load_raw()'s list."""
+def build_summary(groups, command, generated=None, matrix=None):
+    """The summary (issue 11's schema, plus extra members) from load_raw()'s list;
+    MATRIX (bench/matrix.json) for the "supersedes" of its groups."""
+    sup = superseded(matrix, groups)
     cells = {}
     order = []
     for gname, meta, runs in groups:
@@ -79,6 +101,8 @@ def build_summary(groups, command, generated=None):
                     "mount_options": r.get("mount_options"), "knobs": r.get("knobs"),
                     "pacer": r.get("pacer_config"),
                 }
+                if (r["group"], r["workload"]) in sup:
+                    cells[k]["superseded_by"] = sup[(r["group"], r["workload"])]
             c = cells[k]
             if r.get("target") == "internal":
                 add_internal(c, r)
@@ -203,7 +227,8 @@ def worst_yank(c):
 # ---------------------------------------------------------------------------- goals
 def goals(summary):
     """[(status, text)] with status 'met', 'MISSED' or 'not measured'."""
-    cells = [c for c in summary["cells"] if not is_internal(c)]   # issue 11's goals: the drive's own
+    # issue 11's goals: the drive's own, each from its newest rerun
+    cells = [c for c in summary["cells"] if not is_internal(c) and not c.get("superseded_by")]
     out = []
 
     def find(**kw):
@@ -339,8 +364,9 @@ def render(summary, plots=None, notes=None):
         for gname, wname in group_workloads(part):
             cs = [c for c in part if (c["group"], c["workload"]) == (gname, wname)]
             c0 = cs[0]
-            L.append("### %s: %s, %s, Linux %s, vm %s, %s (%.0f MiB)" % (
-                gname, wname, c0["device"], c0["kernel"], c0["vm"], c0["fs"], c0["workload_bytes"] / MIB))
+            L.append("### %s: %s, %s, Linux %s, vm %s, %s (%.0f MiB)%s" % (
+                gname, wname, c0["device"], c0["kernel"], c0["vm"], c0["fs"], c0["workload_bytes"] / MIB,
+                ", superseded by %s (kept; not in the goals)" % c0["superseded_by"] if c0.get("superseded_by") else ""))
             L.append("")
             L.append("| setup | reps | copy returned s | safe s | safe vs udisks | safe vs no flush | MB/s to safe | peak at risk MiB | at risk at return MiB | jumps | drive busy s | big % | cp on CPU % |")
             L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -581,7 +607,12 @@ def plot_internal(plt, groups, pdir):
 
 def write_all(raw, outdir, command, generated=None, plots=True):
     groups = load_raw(raw)
-    summary = build_summary(groups, command, generated)
+    matrix = None
+    mp = os.path.join(outdir, "matrix.json")      # the groups' definitions (supersedes)
+    if os.path.isfile(mp):
+        with open(mp) as f:
+            matrix = json.load(f)
+    summary = build_summary(groups, command, generated, matrix)
     os.makedirs(outdir, exist_ok=True)
     with open(os.path.join(outdir, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1, sort_keys=True)

@@ -122,6 +122,28 @@ class ReportTest(unittest.TestCase):
         cells[1]["cp_cpu_share"][0] = None    # one run not recorded: no note
         self.assertEqual(report.cpu_bound_note(cells, cells[0]), "")
 
+    def test_superseded(self):
+        def grp(name, workload, safe_v):
+            return (name, {}, [run(name, "udisks-default", 60, workload=workload),
+                               run(name, "vfat-smart", safe_v, workload=workload),
+                               run(name, "no-flush", 58, workload=workload)])
+        groups = [grp("h-a", "big1g", 90), grp("h-a", "small1000x64k", 5), grp("h-b", "big1g", 59)]
+        matrix = {"groups": [{"name": "h-b", "supersedes": [{"group": "h-a", "workloads": ["big1g"]}]},
+                             {"name": "h-c", "supersedes": [{"group": "h-b", "workloads": ["big1g"]}]}]}
+        s = report.build_summary(groups, "t", "2026-12-01T00:00:00Z", matrix)
+        old = [c for c in s["cells"] if c["group"] == "h-a" and c["workload"] == "big1g"]
+        self.assertTrue(old and all(c["superseded_by"] == "h-b" for c in old))   # h-c has no results
+        self.assertFalse(any(c.get("superseded_by") for c in s["cells"] if c["workload"] != "big1g"))
+        text = "\n".join(t for _, t in report.goals(s))
+        self.assertNotIn("h-a big1g 1.50x", text)       # 90 / 60, the superseded cell
+        self.assertIn("Cheap stick, big1g (h-b)", text)
+        self.assertNotIn("Cheap stick, big1g (h-a)", text)
+        md = report.render(s)
+        self.assertIn("### h-a: big1g, cheap-stick, Linux 6.12, vm defaults, vfat (1024 MiB), superseded by h-b", md)
+        # without the matrix nothing is superseded, and the slow cell is a miss
+        s = report.build_summary(groups, "t", "2026-12-01T00:00:00Z")
+        self.assertIn("h-a big1g 1.50x", "\n".join(t for _, t in report.goals(s)))
+
     def test_ratio_against_same_group(self):
         c = self.cell("vfat-smart")
         self.assertAlmostEqual(report.ratio(c, report.baseline_of(self.summary["cells"], c)), 58 / 61)

@@ -1,3 +1,3 @@
 set -euo pipefail
-export VSM_LAB_GUEST_DIR=/run/lab/host/work/wt-bench4/tests/lab/guest
-exec python3 -u /run/lab/host/work/wt-bench4/bench/guest/bench.py /run/lab/host/work/wt-bench4/bench/raw/h-uas-ssd-big-c.new/group.json
+export VSM_LAB_GUEST_DIR=/run/lab/host/work/wt-bench/tests/lab/guest
+exec python3 -u /run/lab/host/work/wt-bench/bench/guest/bench.py /run/lab/host/work/wt-bench/bench/raw/h-uas-ssd-big-c.new/group.json
