@@ -66,9 +66,11 @@ def superseded(matrix, groups):
         for old in g.get("supersedes", []):
             for w in old["workloads"]:
                 out[(old["group"], w)] = g["name"]
-    # a chain (A by B, B by C): A's newest rerun
+    # a chain (A by B, B by C): A's newest rerun (a cycle stops where it closes)
     for k, v in out.items():
-        while (v, k[1]) in out:
+        seen = {k[0]}
+        while (v, k[1]) in out and v not in seen:
+            seen.add(v)
             v = out[(v, k[1])]
         out[k] = v
     return out

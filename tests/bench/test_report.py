@@ -140,6 +140,14 @@ class ReportTest(unittest.TestCase):
         self.assertNotIn("Cheap stick, big1g (h-a)", text)
         md = report.render(s)
         self.assertIn("### h-a: big1g, cheap-stick, Linux 6.12, vm defaults, vfat (1024 MiB), superseded by h-b", md)
+        # a chain takes the newest rerun with results; a cycle ends
+        groups.append(grp("h-c", "big1g", 59))
+        s = report.build_summary(groups, "t", "2026-12-01T00:00:00Z", matrix)
+        self.assertEqual({c["superseded_by"] for c in s["cells"] if c["group"] == "h-a" and c["workload"] == "big1g"}, {"h-c"})
+        matrix["groups"].append({"name": "h-a", "supersedes": [{"group": "h-c", "workloads": ["big1g"]}]})
+        report.build_summary(groups, "t", "2026-12-01T00:00:00Z", matrix)
+        groups.pop()
+        matrix["groups"].pop()
         # without the matrix nothing is superseded, and the slow cell is a miss
         s = report.build_summary(groups, "t", "2026-12-01T00:00:00Z")
         self.assertIn("h-a big1g 1.50x", "\n".join(t for _, t in report.goals(s)))
