@@ -132,7 +132,7 @@ class Tracer:
     stops recording, tracing_on 0): enabling or disabling a tracepoint patches kernel text
     (its static key), and under QEMU TCG a text patch in flight has
     panicked lab guests ("Oops: int3", kernel/results/*panic*.txt,
-    bench/raw/x-decent-cap/panic.txt). Kept enabled, only the first run of a guest (the
+    bench/attempts/x-decent-cap-panic/panic.txt). Kept enabled, only the first run of a guest (the
     discarded warm-up in the bench and the kernel scenarios) patches."""
 
     EVENT = re.compile(r"(block_rq_issue|block_bio_queue): (\d+),(\d+) (\S*) (?:\d+ \(.*?\) )?"

@@ -31,6 +31,9 @@ lab_kernel_dir() {     # SERIES -> absolute kernel dir (fails when lab-setup has
   printf '%s\n' "$d"
 }
 lab_kernel_version() { local d; d=$(lab_kernel_dir "$1") || return 1; printf '%s\n' "${d##*/kernel-}"; }
+# the release the lab boots now for the series of release REL (6.12.117+deb12-amd64 ->
+# what lab-setup left for 6.12, following Debian's archive); REL itself when there is none
+lab_kernel_for_release() { lab_kernel_version "$(cut -d. -f1,2 <<< "$1")" 2> /dev/null || printf '%s\n' "$1"; }
 
 # the nbd-stick filter built from this checkout's source (lab-setup builds it there)
 lab_stick_filter() {
