@@ -394,6 +394,7 @@ class Bench:
         series = Series(dev, g.get("sample_s", 0.2), lambda: proc["pid"])
         pacer = None
         dev.mark(2 * idx)
+        t_mark = time.monotonic()
         tracer.start()
         series.start()
         cpu0 = cpu_ticks()
@@ -442,7 +443,9 @@ class Bench:
         tracer.close()
         dev.mark(2 * idx + 1)
         trace = summarize_trace(events, data_start, {"cp"})
-        device = stick_segment("/run/lab/stick/%s.log" % SERIAL, 2 * idx, 2 * idx + 1, data_start * 512)
+        # what the drive did during the unmount: from the copy's return (t1) to the marker
+        device = stick_segment("/run/lab/stick/%s.log" % SERIAL, 2 * idx, 2 * idx + 1, data_start * 512,
+                               after_s=t1 - t_mark)
         res = self.base(idx, rep, workload, config, warmup, opts, knobs, vm, how)
         res.update({
             "copy_s": round(t1 - t0, 3), "umount_s": round(t2 - t1, 3), "safe_s": round(t2 - t0, 3),

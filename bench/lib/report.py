@@ -99,7 +99,7 @@ def build_summary(groups, command, generated=None, matrix=None):
                     "fs": r["fs"], "vm": r["vm"], "setup": r["setup"], "config": r["config"],
                     "reps": 0, "copy_s": [], "safe_s": [], "peak_at_risk_bytes": [],
                     "at_risk_at_return_bytes": [], "mb_per_s_safe": [], "jumps": [], "busy_s": [],
-                    "big_share": [], "cp_cpu_share": [], "yank": [], "device_bandwidth_bytes_s": r["bw"],
+                    "umount_s": [], "umount_busy_s": [], "big_share": [], "cp_cpu_share": [], "yank": [], "device_bandwidth_bytes_s": r["bw"],
                     "mount_options": r.get("mount_options"), "knobs": r.get("knobs"),
                     "pacer": r.get("pacer_config"),
                 }
@@ -125,6 +125,8 @@ def build_summary(groups, command, generated=None, matrix=None):
             dev = r.get("drive") or {}
             c["jumps"].append(dev.get("discontinuities"))
             c["busy_s"].append(dev.get("busy_s"))
+            c["umount_s"].append(r.get("umount_s"))
+            c["umount_busy_s"].append((dev.get("after") or {}).get("busy_s"))
             c["big_share"].append((r.get("data_requests") or {}).get("big_share"))
             c["cp_cpu_share"].append(cp_cpu_share(r))
     main, exp = [], []
@@ -355,7 +357,9 @@ def render(summary, plots=None, notes=None):
              "modelled for UAS). Big = share of data bytes in requests >= 768 KiB (UAS requests are at most "
              "512 KiB, so 0 there). cp on CPU = the share of its copy that cp spent running (user + system "
              "time, recorded since session 12; '-' before): near 100 %% the emulated CPU, not the drive, "
-             "held the copy." % (tot / 60))
+             "held the copy. Unmount = from the copy's return to safe; the drive's busy time in it is "
+             "recorded since session 13 ('-' before): the rest of the unmount is the guest's CPU "
+             "(udisks, the kernel's unmount) and the drive's idle time." % (tot / 60))
     L.append("")
     L += render_internal(cells)
     for part, title in (([c for c in cells if not is_internal(c)], "Cells"), (summary.get("experiments", []), "Experiments")):
@@ -370,20 +374,21 @@ def render(summary, plots=None, notes=None):
                 gname, wname, c0["device"], c0["kernel"], c0["vm"], c0["fs"], c0["workload_bytes"] / MIB,
                 ", superseded by %s (kept; not in the goals)" % c0["superseded_by"] if c0.get("superseded_by") else ""))
             L.append("")
-            L.append("| setup | reps | copy returned s | safe s | safe vs udisks | safe vs no flush | MB/s to safe | peak at risk MiB | at risk at return MiB | jumps | drive busy s | big % | cp on CPU % |")
-            L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+            L.append("| setup | reps | copy returned s | safe s | safe vs udisks | safe vs no flush | MB/s to safe | peak at risk MiB | at risk at return MiB | jumps | drive busy s | unmount s | drive busy in the unmount s | big % | cp on CPU % |")
+            L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
             for c in cs:
                 if not c["reps"]:
                     continue
                 base = baseline_of(every, c)
                 r = ratio(c, base)
                 rn = ratio(c, baseline_of(every, c, "no-flush"))
-                L.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                L.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                     c["config"], c["reps"], fmt_range(c["copy_s"]), fmt_range(c["safe_s"]),
                     "%.2fx" % r if r is not None else "-", "%.2fx" % rn if rn is not None else "-",
                     fmt_range(c["mb_per_s_safe"]),
                     fmt_range(c["peak_at_risk_bytes"], MIB), fmt_range(c["at_risk_at_return_bytes"], MIB),
                     fmt_range(c["jumps"], digits=0), fmt_range(c["busy_s"]),
+                    fmt_range(c.get("umount_s", [])), fmt_range(c.get("umount_busy_s", [])),
                     fmt_range([x * 100 if x is not None else None for x in c["big_share"]], digits=0),
                     fmt_range([x * 100 if x is not None else None for x in c.get("cp_cpu_share", [])], digits=0)))
             ys = [c for c in cs if c["yank"]]

@@ -122,6 +122,28 @@ class ReportTest(unittest.TestCase):
         cells[1]["cp_cpu_share"][0] = None    # one run not recorded: no note
         self.assertEqual(report.cpu_bound_note(cells, cells[0]), "")
 
+    def test_unmount_columns(self):
+        # the drive's busy time in the unmount comes from drive.after (recorded since
+        # session 13); older runs show '-' there but still their unmount time
+        g = os.path.join(self.raw, "h-um")
+        os.makedirs(g)
+        with open(os.path.join(g, "results.jsonl"), "w") as f:
+            for s, safe, um, busy in (("udisks-default", 80, 3.0, 0.1), ("vfat-smart", 84, 5.0, 0.8),
+                                      ("no-flush", 81, 21.0, None)):
+                r = run("h-um", s, safe, copy=safe - um, umount_s=um)
+                if busy is not None:
+                    r["drive"]["after"] = {"from_s": safe - um, "writes": 9, "bytes": MIB, "busy_s": busy,
+                                           "last_write_s": um - 0.4}
+                f.write(json.dumps(r) + "\n")
+        report.write_all(self.raw, self.tmp.name, "t", generated="g")
+        with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
+            md = f.read()
+        self.assertIn("| unmount s | drive busy in the unmount s |", md)
+        row = next(line for line in md.splitlines() if line.startswith("| vfat-smart | 1 | 79.0 |"))
+        self.assertIn("| 5.0 | 0.8 |", row)
+        row = next(line for line in md.splitlines() if line.startswith("| no-flush | 1 | 60.0 |"))
+        self.assertIn("| 21.0 | - |", row)
+
     def test_superseded(self):
         def grp(name, workload, safe_v):
             return (name, {}, [run(name, "udisks-default", 60, workload=workload),

@@ -208,9 +208,12 @@ def summarize_trace(events, data_start, workload_comms):
             "data_bio_bytes_by_writer": bio_by}
 
 
-def stick_segment(log_path, start_mark, end_mark, data_offset, settle_window=False):
-    """Device-side numbers between two markers of the nbd-stick log."""
-    marks, writes, times = {}, [], []
+def stick_segment(log_path, start_mark, end_mark, data_offset, settle_window=False, after_s=None):
+    """Device-side numbers between two markers of the nbd-stick log. AFTER_S (seconds
+    after the start marker, e.g. when the copy returned): also what the drive did from
+    then to the end marker ("after": writes, bytes, the time it charged, and when its
+    last write came, from AFTER_S)."""
+    marks, writes, times, charged = {}, [], [], []
     with open(log_path) as f:
         lines = f.read().splitlines()
     inside = False
@@ -234,6 +237,7 @@ def stick_segment(log_path, start_mark, end_mark, data_offset, settle_window=Fal
         elif p[0] == "W" and inside:
             writes.append((int(p[2]), int(p[3])))
             times.append(float(p[1]))
+            charged.append(float(p[5]) / 1000 if len(p) > 5 else 0.0)
     if start_mark not in marks or end_mark not in marks:
         return None
     a, b = marks[start_mark], marks[end_mark]
@@ -247,7 +251,15 @@ def stick_segment(log_path, start_mark, end_mark, data_offset, settle_window=Fal
             data_disc += 1
         last_start, last_end = off, off + n
     t_start = float(a[2])
+    after = None
+    if after_s is not None:
+        late = [(t - t_start - after_s, n, c) for t, (_, n), c in zip(times, writes, charged)
+                if t - t_start >= after_s]
+        after = {"from_s": round(after_s, 3), "writes": len(late), "bytes": sum(n for _, n, _ in late),
+                 "busy_s": round(sum(c for _, _, c in late), 3),
+                 "last_write_s": round(late[-1][0], 3) if late else None}
     return {"write_times_s": [round(t - t_start, 3) for t in times] if settle_window else None,
+            "after": after,
             "writes": int(b[3]) - int(a[3]), "bytes": int(b[4]) - int(a[4]),
             "discontinuities": int(b[5]) - int(a[5]), "data_discontinuities": data_disc,
             "busy_s": round(float(b[6]) - float(a[6]), 3),
