@@ -122,6 +122,21 @@ class ReportTest(unittest.TestCase):
         cells[1]["cp_cpu_share"][0] = None    # one run not recorded: no note
         self.assertEqual(report.cpu_bound_note(cells, cells[0]), "")
 
+    def test_yank_goal_other_drives(self):
+        # yanks on a drive of the jump sweep get their own goal line; the headline's stay
+        runs = [run("jump50-cheap-small", s, safe, workload="small1000x64k", device="cheap-stick-j50")
+                for s, safe in (("udisks-default", 300), ("vfat-smart", 20), ("no-flush", 18))]
+        runs += [yank("jump50-cheap-small", "vfat-smart", p, 80 * MIB, 80 * MIB - lost, workload="small1000x64k")
+                 for p, lost in (("half", 10 * MIB), ("return", 60 * MIB), ("return+1s", 0))]
+        for r in runs:
+            r["device"] = "cheap-stick-j50"
+        groups = [("h-cheap", {}, [run("h-cheap", s, 60) for s in ("udisks-default", "vfat-smart", "no-flush")]),
+                  ("jump50-cheap-small", {}, runs)]
+        text = "\n".join("%s: %s" % g for g in report.goals(report.build_summary(groups, "t", "g", {})))
+        self.assertIn("MISSED: Yank loss, jump50-cheap-small small1000x64k vfat-smart", text)
+        self.assertIn("return 60.0 MiB = 3.15 s", text)
+        self.assertNotIn("Small files, cheap stick, small1000x64k (jump50", text)   # not the headline's stick
+
     def test_unmount_columns(self):
         # the drive's busy time in the unmount comes from drive.after (recorded since
         # session 13); older runs show '-' there but still their unmount time
