@@ -114,13 +114,20 @@ class ReportTest(unittest.TestCase):
         r = run("g", "vfat-smart", 40, copy=20, cpu_copy={"cp_user_s": 0.5, "cp_sys_s": 19.3})
         self.assertEqual(report.cp_cpu_share(r), 0.99)
         self.assertIsNone(report.cp_cpu_share(run("g", "vfat-smart", 40)))
-        cells = [{"group": "g", "workload": "w", "reps": 3, "cp_cpu_share": [0.97, 0.99, 0.98]},
-                 {"group": "g", "workload": "w", "reps": 3, "cp_cpu_share": [0.95, 0.96, 0.99]}]
-        self.assertIn("95-99 %", report.cpu_bound_note(cells, cells[0]))
+        cells = [{"reps": 3, "cp_cpu_share": [0.97, 0.99, 0.98]}, {"reps": 3, "cp_cpu_share": [0.95, 0.96, 0.99]}]
+        self.assertIn("95-99 %", report.cpu_bound_note(cells))
         cells[1]["cp_cpu_share"][0] = 0.5     # one run held by the drive: no note
-        self.assertEqual(report.cpu_bound_note(cells, cells[0]), "")
+        self.assertEqual(report.cpu_bound_note(cells), "")
         cells[1]["cp_cpu_share"][0] = None    # one run not recorded: no note
-        self.assertEqual(report.cpu_bound_note(cells, cells[0]), "")
+        self.assertEqual(report.cpu_bound_note(cells), "")
+        self.assertEqual(report.cpu_bound_note([cells[0], None]), report.cpu_bound_note(cells[:1]))
+        # the UAS goal names it when the setups it compares were CPU-bound, whatever udisks' default did
+        cs = lambda x: {"cpu_copy": {"cp_user_s": 0.1, "cp_sys_s": x}}
+        groups = [("h-u", {}, [run("h-u", "udisks-default", 112, copy=110, device="uas-hdd", **cs(8)),
+                               run("h-u", "vfat-smart", 7.3, copy=5.3, device="uas-hdd", **cs(5.1)),
+                               run("h-u", "no-flush", 6.9, copy=4.7, device="uas-hdd", **cs(4.6))])]
+        text = "\n".join(t for _, t in report.goals(report.build_summary(groups, "t", "g", {})))
+        self.assertIn("uas-hdd, big1g (h-u): vfat-smart 1.06x the fastest setup (goal <= 1.03x) (cp was on the CPU for 98-100 %", text)
 
     def test_yank_goal_other_drives(self):
         # yanks on a drive of the jump sweep get their own goal line; the headline's stay
