@@ -352,6 +352,10 @@ class Bench:
                                  % (self.dev.part, ROOT_MP))
             mp, how = ROOT_MP, "mount+udisksctl-unmount"
         opts = [l.split()[3] for l in open("/proc/mounts") if l.split()[1] == mp][0]
+        if config.get("unmount_as") == "root" and how == "udisksctl":
+            # an experiment's variant: mounted by labuser, unmounted by root through
+            # udisks, the way the references are (no runuser, no polkit check of labuser)
+            how = "udisksctl+root-unmount"
         return mp, how, opts
 
     def unmount(self, mp, how):
@@ -360,7 +364,7 @@ class Bench:
         # at risk); before session 4's fix they used umount(8) ("mounted_by": "mount")
         if how == "udisksctl":
             sh("runuser", "-u", "labuser", "--", "udisksctl", "unmount", "-b", self.dev.part)
-        elif how == "mount+udisksctl-unmount":
+        elif how in ("mount+udisksctl-unmount", "udisksctl+root-unmount"):
             sh("udisksctl", "unmount", "-b", self.dev.part)
         else:
             sh("umount", mp)
