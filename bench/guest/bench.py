@@ -34,9 +34,10 @@ with `cp -r` from tmpfs. One JSON object per run on stdout and in $LAB_OUT/resul
 copier can be slower than a fast drive, and this tells which held the copy.
 
 Yank runs: at the point (half: cp has write()n half the bytes; return: cp returned;
-return+1s) the stick stops taking writes (nbd-stick yank block), the guest records the
-bytes cp had written, the stick is surprise-removed (device_del), and the host reads the
-frozen image offline (lab_yank_analyze: mtools + fsck.fat -n) and counts intact bytes.
+return+1s; an experiment may name return+Ns) the stick stops taking writes (nbd-stick
+yank block), the guest records the bytes cp had written, the stick is surprise-removed
+(device_del), and the host reads the frozen image offline (lab_yank_analyze: mtools +
+fsck.fat -n) and counts intact bytes.
 """
 import ctypes
 import fcntl
@@ -430,8 +431,9 @@ class Bench:
         at_return = sum(dev.dirty())
         if yank == "return" and yanked is None:
             yanked = self.yank(t0, workload["bytes"])
-        elif yank == "return+1s" and yanked is None:
-            time.sleep(1)
+        elif yank and yank.startswith("return+") and yanked is None:
+            # "return+1s" (the matrix's point) or an experiment's "return+Ns"
+            time.sleep(float(yank[len("return+"):].rstrip("s")))
             yanked = self.yank(t0, workload["bytes"])
         if yanked is not None:
             return self.finish_yank(idx, rep, workload, config, yank, yanked, t0, t1, mp, how, opts,
