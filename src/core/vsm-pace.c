@@ -53,6 +53,8 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
       return FALSE;
     }
   writing = pace->have_last && di->dirtied_bytes > pace->last_dirtied;
+  pace->writing = writing;
+  pace->unsettled = pace->unsettled || writing;
   pace->have_last = TRUE;
   pace->last_dirtied = di->dirtied_bytes;
   busy = busy_share (pace, stat, at_usec) >= VSM_PACE_MIN_BUSY;
@@ -66,4 +68,14 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
     pace->agree++;
   pace->pacing = pace->agree >= VSM_PACE_START_SAMPLES;
   return pace->pacing;
+}
+
+gboolean
+vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di)
+{
+  g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
+  if (!pace->have_last || pace->writing || !pace->unsettled)
+    return FALSE;
+  pace->unsettled = FALSE; /* nothing at risk: the flusher already wrote it all */
+  return di->dirty_bytes + di->writeback_bytes > 0;
 }

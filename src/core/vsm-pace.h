@@ -55,6 +55,8 @@ typedef struct
 {
   gboolean have_last;
   guint64 last_dirtied;
+  gboolean writing;   /* the last sample saw newly dirtied data */
+  gboolean unsettled; /* data was dirtied since the last settle */
   guint agree;
   gboolean pacing;
   gboolean have_stat;
@@ -69,5 +71,15 @@ typedef struct
  * force, bytes (0: none, never paces). Returns whether to pace now. */
 gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat,
                         gint64 at_usec, guint64 cap);
+
+/* After vsm_pace_feed(): TRUE once when the writer has stopped (the last
+ * sample saw nothing newly dirtied, after one that did) and data of the
+ * drive is still at risk: then one sync of the file system commits what
+ * it left. Without it, once the data is below the background threshold,
+ * the files' directory entries and FAT chains (dirty buffers of the block
+ * device) wait for their expiry, vm.dirty_expire_centisecs (30 s), and a
+ * pull until then loses files whose data is already on the drive
+ * (bench/notes.md, x-settle-small). Not again until new data is dirtied. */
+gboolean vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di);
 
 G_END_DECLS

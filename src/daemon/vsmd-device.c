@@ -455,8 +455,10 @@ stop_pacing (VsmdDevice *d)
   vsm_dbus_device_set_pacing (d->skeleton, FALSE);
 }
 
+/* SETTLE: one sync after the writer stopped (vsm_pace_settle()); the
+ * worker ends after its round, as nothing new is dirtied */
 static void
-start_pacing (VsmdDevice *d, const char *mount_point)
+start_pacing (VsmdDevice *d, const char *mount_point, gboolean settle)
 {
   g_autoptr (GError) error = NULL;
 
@@ -467,7 +469,11 @@ start_pacing (VsmdDevice *d, const char *mount_point)
       d->pace_off = TRUE;
       return;
     }
-  g_message ("%s: pacing writeback of %s (one writer at the cap)", d->bdi, mount_point);
+  if (settle)
+    g_message ("%s: the writer stopped: one sync of %s to commit what it left", d->bdi,
+               mount_point);
+  else
+    g_message ("%s: pacing writeback of %s (one writer at the cap)", d->bdi, mount_point);
   vsm_dbus_device_set_pacing (d->skeleton, TRUE);
 }
 
@@ -480,6 +486,7 @@ update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st, gin
   const char *const *mp = vsm_dbus_device_get_mount_points (d->skeleton);
   gboolean want =
     vsm_pace_feed (&d->pace, di, st, at_usec, vsm_dbus_device_get_cap_bytes (d->skeleton));
+  gboolean here;
 
   if (d->pacer && !vsmd_pacer_is_running (d->pacer))
     {
@@ -493,11 +500,14 @@ update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st, gin
   /* not held off by an apply in flight: the first copy to a new drive is
    * when its cap is learned and applied again, and a round only syncs the
    * mount (CI's daemon check lost its whole 96 MiB window to that apply) */
-  want = want && d->pace_class && d->mounted && !d->pace_off && mp && mp[0] && !mp[1];
+  here = d->pace_class && d->mounted && !d->pace_off && mp && mp[0] && !mp[1];
+  want = want && here;
   if (want && d->pacer == NULL)
-    start_pacing (d, mp[0]);
+    start_pacing (d, mp[0], FALSE);
   else if (!want && d->pacer)
     vsmd_pacer_request_stop (d->pacer); /* Pacing stays TRUE until it ended */
+  else if (here && d->pacer == NULL && vsm_pace_settle (&d->pace, di))
+    start_pacing (d, mp[0], TRUE); /* a paced writer's last round was its settle */
 }
 
 static void

@@ -199,6 +199,56 @@ test_busy_unknown (void)
   g_assert_false (vsm_pace_feed (&p, &s, &st, 6 * G_USEC_PER_SEC, CAP));
 }
 
+/* the writer stops: one settle while data is at risk, not again until
+ * new data is dirtied; none while writing, none with nothing at risk */
+static void
+test_settle (void)
+{
+  VsmPace p = { 0 };
+  VsmDirtyInfo s;
+
+  s = sample (20, 10, 300);
+  feed (&p, &s, CAP);
+  g_assert_false (vsm_pace_settle (&p, &s)); /* first sample: no rate yet */
+  s = sample (28, 40, 300);
+  feed (&p, &s, CAP);
+  g_assert_false (vsm_pace_settle (&p, &s)); /* writing */
+  s = sample (15, 40, 3);
+  feed (&p, &s, CAP);
+  g_assert_true (vsm_pace_settle (&p, &s));  /* stopped with 15 MiB at risk */
+  g_assert_false (vsm_pace_settle (&p, &s)); /* once */
+  s = sample (2, 40, 2);
+  feed (&p, &s, CAP);
+  g_assert_false (vsm_pace_settle (&p, &s)); /* still no new data: not again */
+  s = sample (10, 50, 40);                   /* a second copy */
+  feed (&p, &s, CAP);
+  g_assert_false (vsm_pace_settle (&p, &s));
+  s = sample (10, 50, 40);
+  feed (&p, &s, CAP);
+  g_assert_true (vsm_pace_settle (&p, &s));
+
+  /* the flusher wrote everything before the writer's stop was seen */
+  p = (VsmPace){ 0 };
+  s = sample (5, 10, 2);
+  feed (&p, &s, CAP);
+  s = sample (5, 20, 2);
+  feed (&p, &s, CAP);
+  s = sample (0, 20, 0);
+  feed (&p, &s, CAP);
+  g_assert_false (vsm_pace_settle (&p, &s));
+  g_assert_false (p.unsettled);
+
+  /* no per-device figures: never */
+  p = (VsmPace){ 0 };
+  for (guint i = 0; i < 3; i++)
+    {
+      s = sample (10, i < 2 ? 10 * (i + 1) : 20, 2);
+      s.per_device = FALSE;
+      feed (&p, &s, CAP);
+      g_assert_false (vsm_pace_settle (&p, &s));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -209,5 +259,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pace/not-per-device", test_not_per_device);
   g_test_add_func ("/pace/drive-faster-than-writer", test_drive_faster_than_writer);
   g_test_add_func ("/pace/busy-unknown", test_busy_unknown);
+  g_test_add_func ("/pace/settle", test_settle);
   return g_test_run ();
 }
