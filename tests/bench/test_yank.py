@@ -51,14 +51,19 @@ class SharedAnalysis(unittest.TestCase):
         self.assertEqual(segs, {0: [(4096, 12288), (20480, 24576)], 2: [(65536, 73728)]})
 
     def test_written_this_run(self):
-        with tempfile.NamedTemporaryFile("w", suffix=".log") as f:
-            f.write("\n".join(LOG) + "\n")
-            f.flush()
-            self.assertEqual(ya.written_this_run(f.name), [(4096, 12288), (20480, 24576)])
-        with tempfile.NamedTemporaryFile("w", suffix=".log") as f:
-            f.write("W 1 0 512 1 0\nM 0 2\n")
-            f.flush()
-            self.assertIsNone(ya.written_this_run(f.name))
+        def this_run(text):
+            with tempfile.NamedTemporaryFile("w", suffix=".log") as f:
+                f.write(text)
+                f.flush()
+                return ya.written_this_run(f.name)
+        # the run analysed is the log's last (marker 4), which logged no Y (no write came
+        # after its yank): its writes to the log's end, not run 0's, whose Y is the last
+        self.assertEqual(this_run("\n".join(LOG) + "\n"), [(131072, 135168)])
+        # the last run has its Y: up to it
+        self.assertEqual(this_run("\n".join(LOG[:8]) + "\n"), [(4096, 12288), (20480, 24576)])
+        # a run that wrote nothing: checked, nothing intact; no marker at all: not checked
+        self.assertEqual(this_run("W 1 0 512 1 0\nM 0 2\n"), [])
+        self.assertIsNone(this_run("W 1 0 512 1 0\n"))
 
     def test_covered(self):
         iv = [(4096, 12288), (20480, 24576)]

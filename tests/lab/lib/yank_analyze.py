@@ -133,21 +133,19 @@ def written_per_run(lines):
 
 
 def written_this_run(log):
-    """Merged (start, end) byte ranges the drive wrote between the last yank's run start
-    marker (the last even M before the last Y, else the log's start) and that Y; None if
-    the log has no yank."""
+    """Merged (start, end) byte ranges the drive wrote in the run being analysed: from the
+    log's last run start marker (an even M: the analysis runs right after that run's yank,
+    before the next run) to the first Y after it, or to the log's end when there is none
+    (no write came between the yank and the unplug, so the filter dropped nothing and
+    logged no Y). None if the log has no run start marker. Until session 13 it took the
+    run of the log's last Y, an earlier run's when this one logged none."""
     with open(log) as f:
         lines = f.read().splitlines()
-    y = max((i for i, l in enumerate(lines) if l.startswith("Y ")), default=None)
-    if y is None:
+    start = max((i for i, l in enumerate(lines) if l.split() and is_run_start(l.split())), default=None)
+    if start is None:
         return None
-    start = 0
-    for i in range(y, -1, -1):
-        p = lines[i].split()
-        if p and is_run_start(p):
-            start = i
-            break
-    return written(lines[start:y])
+    end = next((i for i in range(start, len(lines)) if lines[i].startswith("Y ")), len(lines))
+    return written(lines[start:end])
 
 
 def fat_geometry(image, offset):
