@@ -78,9 +78,9 @@ gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat
  * it left. Without it, once the data is below the background threshold,
  * the files' directory entries and FAT chains (dirty buffers of the block
  * device) are not written soon: in the lab a pull 40 s after a copy of
- * 1000 x 64 KiB, 0.1 MiB at risk, lost 223 files whose data was on the
- * drive (bench/notes.md, x-settle-small). Not again until new data is
- * dirtied. */
+ * 1000 x 64 KiB, 0.1 MiB at risk, lost at least 11 MiB of files whose
+ * data was on the drive (bench/notes.md, x-settle-small). Not again until
+ * new data is dirtied. */
 gboolean vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di);
 
 G_END_DECLS
