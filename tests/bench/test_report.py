@@ -144,6 +144,34 @@ class ReportTest(unittest.TestCase):
         self.assertIn("return 60.0 MiB = 3.15 s", text)
         self.assertNotIn("Small files, cheap stick, small1000x64k (jump50", text)   # not the headline's stick
 
+    def test_yank_window_flags(self):
+        # yank-window.json (bench/lib/yank_window.py) marks a pull judged by another run's
+        # writes: the table says so with the lower bound, and the goal is not called met
+        g = os.path.join(self.raw, "h-cheap")
+        with open(os.path.join(g, "results.jsonl")) as f:
+            runs = [json.loads(line) for line in f]
+        for i, r in enumerate(runs):
+            r["run"] = i
+        with open(os.path.join(g, "results.jsonl"), "w") as f:
+            for r in runs:
+                f.write(json.dumps(r) + "\n")
+        ret = next(r["run"] for r in runs if r.get("yank") == "return" and r["setup"] == "vfat-smart")
+        with open(os.path.join(g, "yank-window.json"), "w") as f:
+            json.dump({str(ret): {"window": "another run", "lost_at_least_bytes": 20 * MIB}}, f)
+        summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
+        with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
+            md = f.read()
+        self.assertIn("| vfat-smart | return (judged by another run's writes: at least 20.0 MiB = 1.05 s) |", md)
+        line = next(t for st, t in report.goals(summary) if "Yank loss, h-cheap big1g vfat-smart" in t)
+        st = next(st for st, t in report.goals(summary) if t == line)
+        self.assertEqual(st, "not measured")
+        # a lower bound already over the bound is a miss
+        with open(os.path.join(g, "yank-window.json"), "w") as f:
+            json.dump({str(ret): {"window": "another run", "lost_at_least_bytes": 60 * MIB}}, f)
+        summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
+        self.assertIn(("MISSED", next(t for _, t in report.goals(summary) if "Yank loss, h-cheap big1g vfat-smart" in t)),
+                      report.goals(summary))
+
     def test_unmount_columns(self):
         # the drive's busy time in the unmount comes from drive.after (recorded since
         # session 13); older runs show '-' there but still their unmount time
