@@ -478,7 +478,8 @@ start_pacing (VsmdDevice *d, const char *mount_point, gboolean settle)
 }
 
 /* one big writer at the cap: keep the file system syncing; stop as soon
- * as that ends (vsm-pace.h). Only a disk with one mount: the figures are
+ * as that ends (vsm-pace.h). Any other writer: one sync once it stopped
+ * (vsm_pace_settle()). Only a disk with one mount: the figures are
  * the disk's, and the writer could be on another of its file systems. */
 static void
 update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st, gint64 at_usec)
