@@ -54,6 +54,7 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
     }
   writing = pace->have_last && di->dirtied_bytes > pace->last_dirtied;
   pace->writing = writing;
+  pace->quiet = writing || !pace->have_last ? 0 : pace->quiet + 1;
   pace->unsettled = pace->unsettled || writing;
   pace->have_last = TRUE;
   pace->last_dirtied = di->dirtied_bytes;
@@ -74,8 +75,21 @@ gboolean
 vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di)
 {
   g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
-  if (!pace->have_last || pace->writing || !pace->unsettled)
+  if (pace->quiet < VSM_PACE_SETTLE_SAMPLES || !pace->unsettled)
     return FALSE;
   pace->unsettled = FALSE; /* nothing at risk: the flusher already wrote it all */
   return di->dirty_bytes + di->writeback_bytes > 0;
+}
+
+void
+vsm_pace_worker_ended (VsmPace *pace, gboolean settle)
+{
+  g_return_if_fail (pace != NULL);
+  if (!settle)
+    {
+      *pace = (VsmPace){ 0 };
+      return;
+    }
+  pace->agree = 0;
+  pace->pacing = FALSE;
 }

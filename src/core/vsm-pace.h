@@ -50,12 +50,19 @@ G_BEGIN_DECLS
  * (bench/RESULTS.md, h-decent). Paced or not, the cheap stick under cp is
  * busy nearly all the time. */
 #define VSM_PACE_MIN_BUSY 0.8
+/* samples in a row that saw nothing newly dirtied before the writer counts
+ * as stopped (vsm_pace_settle()). One is not enough: a writer held at the
+ * cap stalls for a second when a lower cap is applied under it (the learned
+ * cap of a first copy: CI's daemon check of 2026-12-03 saw its 128 MiB copy
+ * "settled" twice and never paced, the cap going from 38 to 26 MiB) */
+#define VSM_PACE_SETTLE_SAMPLES 2
 
 typedef struct
 {
   gboolean have_last;
   guint64 last_dirtied;
   gboolean writing;   /* the last sample saw newly dirtied data */
+  guint quiet;        /* samples in a row that saw none */
   gboolean unsettled; /* data was dirtied since the last settle */
   guint agree;
   gboolean pacing;
@@ -73,7 +80,8 @@ gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat
                         gint64 at_usec, guint64 cap);
 
 /* After vsm_pace_feed(): TRUE once when the writer has stopped (the last
- * sample saw nothing newly dirtied, after one that did) and data of the
+ * VSM_PACE_SETTLE_SAMPLES samples saw nothing newly dirtied, after one that
+ * did) and data of the
  * drive is still at risk: then one sync of the file system commits what
  * it left. Without it, once the data is below the background threshold,
  * the files' directory entries and FAT chains (dirty buffers of the block
@@ -82,5 +90,11 @@ gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat
  * data was on the drive (bench/notes.md, x-settle-small). Not again until
  * new data is dirtied. */
 gboolean vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di);
+
+/* The sync worker ended. After pacing (the writer stopped, or it failed)
+ * the samples start again from nothing: pacing again only once new samples
+ * agree. After a settle the history stays (what was dirtied, whether it
+ * is settled): a writer that comes back is seen at its next sample. */
+void vsm_pace_worker_ended (VsmPace *pace, gboolean settle);
 
 G_END_DECLS

@@ -215,12 +215,19 @@ test_settle (void)
   g_assert_false (vsm_pace_settle (&p, &s)); /* writing */
   s = sample (15, 40, 3);
   feed (&p, &s, CAP);
-  g_assert_true (vsm_pace_settle (&p, &s));  /* stopped with 15 MiB at risk */
+  g_assert_false (vsm_pace_settle (&p, &s)); /* one quiet second: a stall, maybe */
+  s = sample (12, 40, 3);
+  feed (&p, &s, CAP);
+  g_assert_true (vsm_pace_settle (&p, &s));  /* stopped with 12 MiB at risk */
   g_assert_false (vsm_pace_settle (&p, &s)); /* once */
+  vsm_pace_worker_ended (&p, TRUE);
   s = sample (2, 40, 2);
   feed (&p, &s, CAP);
   g_assert_false (vsm_pace_settle (&p, &s)); /* still no new data: not again */
   s = sample (10, 50, 40);                   /* a second copy */
+  feed (&p, &s, CAP);
+  g_assert_false (vsm_pace_settle (&p, &s));
+  s = sample (10, 50, 40);
   feed (&p, &s, CAP);
   g_assert_false (vsm_pace_settle (&p, &s));
   s = sample (10, 50, 40);
@@ -233,9 +240,12 @@ test_settle (void)
   feed (&p, &s, CAP);
   s = sample (5, 20, 2);
   feed (&p, &s, CAP);
-  s = sample (0, 20, 0);
-  feed (&p, &s, CAP);
-  g_assert_false (vsm_pace_settle (&p, &s));
+  for (guint i = 0; i < VSM_PACE_SETTLE_SAMPLES; i++)
+    {
+      s = sample (0, 20, 0);
+      feed (&p, &s, CAP);
+      g_assert_false (vsm_pace_settle (&p, &s));
+    }
   g_assert_false (p.unsettled);
 
   /* no per-device figures: never */
@@ -249,6 +259,44 @@ test_settle (void)
     }
 }
 
+/* a writer held at the cap stalls for a second when a lower cap is applied
+ * under it (CI's daemon check: 36 MiB at risk, the cap from 38 to 26 MiB):
+ * not a stop, no settle, and pacing goes on from the samples it had */
+static void
+test_stall_is_not_a_stop (void)
+{
+  VsmPace p = { 0 };
+  VsmDirtyInfo s;
+
+  s = sample (30, 60, 2);
+  feed (&p, &s, CAP);
+  s = sample (36, 80, 2);
+  feed (&p, &s, CAP);
+  s = sample (36, 80, 2); /* the stall */
+  g_assert_false (feed (&p, &s, CAP));
+  g_assert_false (vsm_pace_settle (&p, &s));
+  s = sample (26, 90, 2); /* writing again under the lower cap */
+  g_assert_false (feed (&p, &s, 26 * MIB));
+  g_assert_false (vsm_pace_settle (&p, &s));
+  s = sample (25, 100, 2);
+  g_assert_true (feed (&p, &s, 26 * MIB));
+
+  /* a settle that came anyway (the worker ended after its round) keeps
+   * what the samples knew: the writer back at the next sample agrees once,
+   * paced at the one after */
+  vsm_pace_worker_ended (&p, TRUE);
+  g_assert_false (p.pacing);
+  s = sample (25, 110, 2);
+  g_assert_false (feed (&p, &s, 26 * MIB));
+  s = sample (25, 120, 2);
+  g_assert_true (feed (&p, &s, 26 * MIB));
+
+  /* after pacing the samples start from nothing: the first has no rate */
+  vsm_pace_worker_ended (&p, FALSE);
+  g_assert_false (p.have_last);
+  g_assert_false (p.unsettled);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -260,5 +308,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pace/drive-faster-than-writer", test_drive_faster_than_writer);
   g_test_add_func ("/pace/busy-unknown", test_busy_unknown);
   g_test_add_func ("/pace/settle", test_settle);
+  g_test_add_func ("/pace/stall-is-not-a-stop", test_stall_is_not_a_stop);
   return g_test_run ();
 }
