@@ -80,16 +80,3 @@ vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di)
   pace->unsettled = FALSE; /* nothing at risk: the flusher already wrote it all */
   return di->dirty_bytes + di->writeback_bytes > 0;
 }
-
-void
-vsm_pace_worker_ended (VsmPace *pace, gboolean settle)
-{
-  g_return_if_fail (pace != NULL);
-  if (!settle)
-    {
-      *pace = (VsmPace){ 0 };
-      return;
-    }
-  pace->agree = 0;
-  pace->pacing = FALSE;
-}

@@ -91,10 +91,4 @@ gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat
  * new data is dirtied. */
 gboolean vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di);
 
-/* The sync worker ended. After pacing (the writer stopped, or it failed)
- * the samples start again from nothing: pacing again only once new samples
- * agree. After a settle the history stays (what was dirtied, whether it
- * is settled): a writer that comes back is seen at its next sample. */
-void vsm_pace_worker_ended (VsmPace *pace, gboolean settle);
-
 G_END_DECLS

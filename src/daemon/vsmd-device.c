@@ -75,7 +75,6 @@ struct _VsmdDevice
   guint drift_retries;  /* re-applies for drift that did not hold, this mount */
   VsmPace pace;         /* when to pace (vsm-pace.h) */
   VsmdPacer *pacer;     /* the sync worker while pacing */
-  gboolean settling;    /* ... started as a settle (one round) */
   gboolean pace_off;    /* the worker failed on this mount: not again */
   gboolean pace_class;  /* the plan paces this drive's class (VsmState) */
 };
@@ -470,7 +469,6 @@ start_pacing (VsmdDevice *d, const char *mount_point, gboolean settle)
       d->pace_off = TRUE;
       return;
     }
-  d->settling = settle;
   if (settle)
     g_message ("%s: the writer stopped: one sync of %s to commit what it left", d->bdi,
                mount_point);
@@ -494,9 +492,10 @@ update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st, gin
   if (d->pacer && !vsmd_pacer_is_running (d->pacer))
     {
       /* it ended: on an error (the mount went) not again on this mount; when
-       * the writer stopped, again only after new samples agree */
+       * the writer stopped, again only after new samples agree (and what a
+       * settle's round dirtied itself, FAT buffers, is not a writer) */
       d->pace_off = vsmd_pacer_failed (d->pacer);
-      vsm_pace_worker_ended (&d->pace, d->settling && !d->pace_off);
+      d->pace = (VsmPace){ 0 };
       want = FALSE;
       stop_pacing (d);
     }

@@ -220,7 +220,6 @@ test_settle (void)
   feed (&p, &s, CAP);
   g_assert_true (vsm_pace_settle (&p, &s));  /* stopped with 12 MiB at risk */
   g_assert_false (vsm_pace_settle (&p, &s)); /* once */
-  vsm_pace_worker_ended (&p, TRUE);
   s = sample (2, 40, 2);
   feed (&p, &s, CAP);
   g_assert_false (vsm_pace_settle (&p, &s)); /* still no new data: not again */
@@ -280,21 +279,6 @@ test_stall_is_not_a_stop (void)
   g_assert_false (vsm_pace_settle (&p, &s));
   s = sample (25, 100, 2);
   g_assert_true (feed (&p, &s, 26 * MIB));
-
-  /* a settle that came anyway (the worker ended after its round) keeps
-   * what the samples knew: the writer back at the next sample agrees once,
-   * paced at the one after */
-  vsm_pace_worker_ended (&p, TRUE);
-  g_assert_false (p.pacing);
-  s = sample (25, 110, 2);
-  g_assert_false (feed (&p, &s, 26 * MIB));
-  s = sample (25, 120, 2);
-  g_assert_true (feed (&p, &s, 26 * MIB));
-
-  /* after pacing the samples start from nothing: the first has no rate */
-  vsm_pace_worker_ended (&p, FALSE);
-  g_assert_false (p.have_last);
-  g_assert_false (p.unsettled);
 }
 
 int

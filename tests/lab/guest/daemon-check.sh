@@ -1,5 +1,5 @@
-# guest side: vfat-smartd (issue: the daemon). Run with --stick-profile cheap-stick
-# (the hotplug stick on NBD at 20 MB/s) and --devices virtio (an internal disk).
+# guest side: vfat-smartd (issue: the daemon). Run with --stick-profile slow-stick
+# (the hotplug stick on NBD at 8 MB/s) and --devices virtio (an internal disk).
 # The daemon is D-Bus activated (the guest has no systemd: dbus-daemon runs the service
 # file's Exec= through its launch helper); labuser may mount through
 # udisks (a polkit rule) but has no grant for vfat-smart's actions. Ends with
@@ -10,7 +10,8 @@ set -u
 W=$(mktemp -d)
 chmod 755 "$W"
 # samples AtRiskBytes, CapBytes, SecondsToSafe once a second while PID runs, then until
-# less than 1 MiB is at risk (at most 90 s); lines "t at_risk cap seconds pacing"
+# less than 1 MiB is at risk (at most 90 s); lines "t at_risk cap seconds pacing
+# io_ticks_ms epoch_ms pid_alive" (io_ticks: field 10 of the disk's stat)
 sample() {
   local pid=$1 t=0 quiet=0
   while [ $t -lt 300 ]; do
@@ -20,9 +21,12 @@ sample() {
     c=$(sed -nE "s/.*'CapBytes': <uint64 ([0-9]+)>.*/\1/p" <<< "$all")
     s=$(sed -nE "s/.*'SecondsToSafe': <([0-9.e+-]+)>.*/\1/p" <<< "$all")
     p=$(sed -nE "s/.*'Pacing': <(true|false)>.*/\1/p" <<< "$all")
-    echo "$t ${r:-0} ${c:-0} ${s:-0} ${p:-none}"
+    local now stat alive=0
+    now=$(date +%s.%N) stat=$(cat "/sys/block/${d#/dev/}/stat")
+    kill -0 "$pid" 2> /dev/null && alive=1
+    echo "$t ${r:-0} ${c:-0} ${s:-0} ${p:-none} $(awk '{ print $10 }' <<< "$stat") $(awk -v t="$now" 'BEGIN { printf "%d", t * 1000 }') $alive"
     # the disk's counters too: a recorded sequence for test-learn
-    echo "$(date +%s.%N) $(cat "/sys/block/${d#/dev/}/stat")" >> "$LAB_OUT/daemon-stat-sequence.txt"
+    echo "$now $stat" >> "$LAB_OUT/daemon-stat-sequence.txt"
     echo "$(date +%s.%N) $(tr -s ' \n' ' ' < "/sys/kernel/debug/bdi/$bdi/stats")" >> "$LAB_OUT/daemon-bdi-sequence.txt"
     if ! kill -0 "$pid" 2> /dev/null; then
       # under 1 MiB: the FAT's own buffers, which wait for their expiry
@@ -31,6 +35,32 @@ sample() {
     fi
     sleep 1; t=$((t + 1))
   done
+}
+
+# the share of time the drive was busy while the writer ran (io_ticks over the samples
+# that saw the writer alive), from sample()'s output; 1.00 with fewer than two samples
+copy_busy() {
+  awk '$8 == 1 { if (!n++) { b0 = $6; t0 = $7 } b1 = $6; t1 = $7 }
+    END { if (t1 > t0) printf "%.2f", (b1 - b0) / (t1 - t0); else print "1.00" }' "$1"
+}
+
+# expect_paced WHAT SAMPLES LOG_FROM LOG_TO: the daemon paces one big writer only while
+# the drive is the slower one (busy >= 0.8 of each second, vsm-pace.h). Where the drive
+# was busy at least 0.9 of the copy's time, its log between the copy's start and return
+# must say it paced. Under emulation the guest's cp can be the slower one (CI's run of
+# 2026-12-04 on the 20 MB/s stick: busy 0.68): then pacing is rightly held off and
+# this prints what happened instead of checking it (the lab README says so).
+expect_paced() {
+  local what=$1 samples=$2 from=$3 to=$4 share
+  share=$(copy_busy "$samples")
+  echo "   $what: the drive was busy $share of the writer's time"
+  sed -n "$((from + 1)),${to}p" "$LAB_OUT/vfat-smartd.log" | grep -E 'pacing (writeback|stopped)|writer stopped' | sed 's/^/   log | /'
+  if awk -v s="$share" 'BEGIN { exit !(s >= 0.9) }'; then
+    check "$what: paced while the file was written (the drive busy $share; its log, during the copy)" \
+      bash -c "sed -n '$((from + 1)),${to}p' '$LAB_OUT/vfat-smartd.log' | grep -q 'pacing writeback of '"
+  else
+    echo "   $what: NOT CHECKED: the drive was idle more than a tenth of the copy (busy $share): the writer was the slower one, pacing may rightly be held off"
+  fi
 }
 
 # CAP_SYS_ADMIN is bit 21 of the effective set
@@ -84,7 +114,7 @@ seen=$(sed -n "$((statl0 + 1)),\$p" "$LAB_OUT/daemon-stat-sequence.txt" |
   awk 'NR == 1 { s0 = $8; b0 = $11 } { s1 = $8; b1 = $11 } END { if (b1 > b0) printf "%d", (s1 - s0) * 512 * 1000 / (b1 - b0); else print 0 }')
 lab_stick_mark "$d" 1
 # what the simulated stick delivered for this copy: bytes over the time it charged
-# (its 20 MB/s plus the jumps to the FAT and the directory entry), from its own log
+# (its profile's rate plus the jumps to the FAT and the directory entry), from its own log
 delivered=$(awk '$1 == "M" && $2 == 0 { b0 = $5; t0 = $7 } $1 == "M" && $2 == 1 { b1 = $5; t1 = $7 }
   END { if (t1 > t0) printf "%d", (b1 - b0) / (t1 - t0); else print 0 }' /run/lab/stick/HOTPLUG1.log)
 cp "$W/samples" "$LAB_OUT/daemon-samples.txt"
@@ -100,16 +130,15 @@ check "SecondsToSafe is positive while data is at risk" awk '$2 > 1048576 && $4 
 # falls: from its highest to about 0 at the last sample; the sampler stops once less than
 # 1 MiB is at risk, which can still read 0.1 s (CI's fresh-clone run saw 851968 B, 0.1 s)
 check "SecondsToSafe falls to under 0.5 s at the end" awk '$4 > max { max = $4 } { last = $4 } END { exit !(max > 0 && last < 0.5 && last < max) }' "$W/samples"
-# (128 MiB: dirtied in about 6 s, paced from the third second, an apply of the learned
-# cap in flight or not.) Told by the daemon's log between the copy's start and its
-# return, not by the samples: under emulation one GetAll and sleep 1 is 1-2 s, and a
-# pacing that ends once a round drains the cap below a tenth (VSM_PACE_MIN_KEEP) can
-# fall between two samples (CI's run of 2026-12-03 saw none of 5 samples paced while
-# the log had the rounds)
+# (128 MiB: dirtied in about 16 s at 8 MB/s, paced from the third second, an apply of
+# the learned cap in flight or not.) Told by the daemon's log between the copy's start
+# and its return, not by the samples: under emulation one GetAll and sleep 1 is 1-2 s,
+# and a pacing that ends once a round drains the cap below a tenth (VSM_PACE_MIN_KEEP)
+# can fall between two samples (CI's run of 2026-12-03 saw none of 5 samples paced
+# while the log had the rounds)
 if [ $devcap = 1 ]; then
   echo "   samples that saw Pacing true: $(awk '$5 == "true" { n++ } END { print n + 0 }' "$W/samples") of $(wc -l < "$W/samples")"
-  sed -n "$((logl0 + 1)),${logl1}p" "$LAB_OUT/vfat-smartd.log" | grep -E 'pacing (writeback|stopped)' | sed 's/^/   log | /'
-  check "the daemon paced writeback while the big file was written (its log, during the copy)" bash -c "sed -n '$((logl0 + 1)),${logl1}p' '$LAB_OUT/vfat-smartd.log' | grep -q 'pacing writeback of $mnt'"
+  expect_paced "the big file" "$W/samples" "$logl0" "$logl1"
 else
   check "no pacing without a cap" awk '$5 == "true" { bad = 1 } END { exit bad }' "$W/samples"
 fi
@@ -120,7 +149,7 @@ if [ $devcap = 1 ]; then
 fi
 bw=$(val "$path" WriteBandwidth)
 echo "   WriteBandwidth $bw B/s ($(val "$path" BandwidthSource)); CapBytes $(val "$path" CapBytes)"
-echo "   the stick delivered $delivered B/s for this copy by its own clock (its profile: 20000000 B/s between jumps)"
+echo "   the stick delivered $delivered B/s for this copy by its own clock (its profile's rate between jumps: $(sed -n 's/^# nbd-stick bw=\([0-9]*\).*/\1/p' /run/lab/stick/HOTPLUG1.log | head -n 1) B/s)"
 echo "   the guest saw $seen B/s over the copy (bytes written over the disk's busy time)"
 check "WriteBandwidth is what the guest saw of the stick within 20 %" between "$bw" $((seen * 4 / 5)) $((seen * 6 / 5))
 check "WriteBandwidth is at most what the stick delivered and above half of it" between "$bw" $((delivered / 2)) $((delivered * 21 / 20))
@@ -153,13 +182,22 @@ check "SetOptions out of range is InvalidArgument" bash -c "gdbus call --system 
 if [ $devcap = 1 ]; then
   mkdir -p "$W/small"
   head -c 64000K /dev/urandom | split -b 64K -a 4 - "$W/small/f"   # 1000 files, one process
+  logl0=$(wc -l < "$LAB_OUT/vfat-smartd.log")
   lab_as_user cp -r "$W/small" "$mnt/small" &
   cpid=$!
   sample $cpid > "$W/samples-small"
   wait $cpid
+  logl1=$(wc -l < "$LAB_OUT/vfat-smartd.log")
   cp "$W/samples-small" "$LAB_OUT/daemon-samples-small.txt"
   check "1000 small files went through" diff -rq "$W/small" "$mnt/small"
-  check "1000 small files are not paced" awk '$5 == "true" { bad = 1 } END { exit bad }' "$W/samples-small"
+  # told by the log, not by Pacing: the settle after the copy sets Pacing for its round
+  sed -n "$((logl0 + 1)),\$p" "$LAB_OUT/vfat-smartd.log" | grep -E 'pacing (writeback|stopped)|writer stopped' | sed 's/^/   log | /'
+  check "1000 small files are not paced (its log, during the copy)" bash -c "! sed -n '$((logl0 + 1)),${logl1}p' '$LAB_OUT/vfat-smartd.log' | grep -q 'pacing writeback of'"
+  # the copy left the files' directory entries in the block device's buffers: one sync
+  # once two samples saw nothing new dirtied (vsm_pace_settle), once
+  check "one settle after the small files' copy (its log)" wait_until 15 bash -c "sed -n '$((logl0 + 1)),\$p' '$LAB_OUT/vfat-smartd.log' | grep -q 'the writer stopped: one sync of $mnt'"
+  sleep 3
+  check "no second settle without a new writer" bash -c "[ \"\$(sed -n '$((logl0 + 1)),\$p' '$LAB_OUT/vfat-smartd.log' | grep -c 'the writer stopped')\" = 1 ]"
 fi
 
 # kill -9 mid-copy, then start again
@@ -222,12 +260,14 @@ if [ $devcap = 1 ]; then
   lab_as_user udisksctl mount -b "$part" > /dev/null
   mnt=$(findmnt -n -o TARGET --source "$part" | head -n 1)
   wait_until 20 bash -c "[[ \"\$(val $path MountPoints)\" == *'$mnt'* ]]"
+  logl0=$(wc -l < "$LAB_OUT/vfat-smartd.log")
   lab_as_user cp "$W/data" "$mnt/copy3" &
   cpid=$!
   sample $cpid > "$W/samples-nocap"
   wait $cpid
+  logl1=$(wc -l < "$LAB_OUT/vfat-smartd.log")
   check "without CAP_SYS_ADMIN the copy went through" cmp -s "$W/data" "$mnt/copy3"
-  check "without CAP_SYS_ADMIN it still paced" awk '$5 == "true" { n++ } END { exit !(n >= 1) }' "$W/samples-nocap"
+  expect_paced "without CAP_SYS_ADMIN" "$W/samples-nocap" "$logl0" "$logl1"
   check "without CAP_SYS_ADMIN the pacer fell back to syncfs, and said why" wait_until 10 bash -c "grep -q 'BLKFLSBUF on /dev/block/.*; pacing with syncfs' '$LAB_OUT/vfat-smartd.log' && grep -q 'pacing stopped after [0-9]* rounds (syncfs)' '$LAB_OUT/vfat-smartd.log'"
   check "udisksctl unmount as labuser (without CAP_SYS_ADMIN, tried again while busy)" \
     wait_until 15 bash -c "runuser -u labuser -- udisksctl unmount -b '$part' > /dev/null 2>&1"
