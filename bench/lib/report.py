@@ -344,6 +344,70 @@ def window_note(y, c):
     return " (%s: at least %.1f MiB%s)" % (why, least / MIB, " = %.2f s" % (least / bw) if bw else "")
 
 
+# -------------------------------------------------------------------------- headline
+HEADLINE_DEVICES = ("cheap-stick", "hs-stick", "decent-stick", "uas-ssd", "uas-hdd",
+                    "cheap-stick-j2", "cheap-stick-j50")
+HEADLINE_START = "<!-- bench headline: written by bench/run from bench/summary.json; do not edit -->"
+HEADLINE_END = "<!-- end of the bench headline -->"
+
+
+def headline_rows(summary):
+    """The newest vfat-smart cell of every drive, workload and file system on 6.12 with the
+    distribution's page-cache defaults (superseded cells left out; of two, the later
+    group), with its group's references."""
+    cells = [c for c in summary["cells"] if not is_internal(c) and not c.get("superseded_by")]
+    newest = {}
+    for c in cells:
+        if c["setup"] == "vfat-smart" and c["kernel"] == "6.12" and c["vm"] == "defaults" and c["reps"]:
+            newest[(c["device"], c["workload"], c["fs"])] = c     # cells are in run order
+
+    def order(k):
+        dev, w, fs = k
+        return (HEADLINE_DEVICES.index(dev) if dev in HEADLINE_DEVICES else 99,
+                fs != "vfat", ("big1g", "small1000x64k", "photos200x3m").index(w)
+                if w in ("big1g", "small1000x64k", "photos200x3m") else 9, w)
+    return [(newest[k], baseline_of(cells, newest[k]), baseline_of(cells, newest[k], "no-flush"))
+            for k in sorted(newest, key=order)]
+
+
+def headline_table(summary):
+    """The headline as markdown lines: RESULTS.md's and the README's (between markers)."""
+    L = ["| drive | workload | safe s: vfat-smart | udisks' default | no flush | vs udisks' default "
+         "| vs no flush | peak at risk MiB: vfat-smart / udisks' default | worst pull, s of the drive's "
+         "bandwidth | group |",
+         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for c, ud, nf in headline_rows(summary):
+        w = worst_yank(c)
+        pull = "-"
+        if w:
+            pull = "%.2f" % w["lost_device_s"]
+            if any(y.get("window") for y in c["yank"]):
+                pull += " (a pull judged by another run's writes)"
+        r, rn = ratio(c, ud), ratio(c, nf)
+        L.append("| %s | %s%s | %s | %s | %s | %s | %s | %s / %s | %s | `%s` |" % (
+            c["device"], c["workload"], ", " + c["fs"] if c["fs"] != "vfat" else "",
+            fmt_range(c["safe_s"]), fmt_range(ud["safe_s"]) if ud else "-",
+            fmt_range(nf["safe_s"]) if nf else "-",
+            "%.2fx" % r if r is not None else "-", "%.2fx" % rn if rn is not None else "-",
+            "%.0f" % (med(c["peak_at_risk_bytes"]) / MIB) if med(c["peak_at_risk_bytes"]) is not None else "-",
+            "%.0f" % (med(ud["peak_at_risk_bytes"]) / MIB) if ud and med(ud["peak_at_risk_bytes"]) is not None else "-",
+            pull, c["group"]))
+    return L
+
+
+def update_readme(path, summary):
+    """Replace the headline between the README's markers; False when it has none."""
+    with open(path) as f:
+        text = f.read()
+    i, j = text.find(HEADLINE_START), text.find(HEADLINE_END)
+    if i < 0 or j < i:
+        return False
+    block = HEADLINE_START + "\n" + "\n".join(headline_table(summary)) + "\n"
+    with open(path, "w") as f:
+        f.write(text[:i] + block + text[j:])
+    return True
+
+
 # -------------------------------------------------------------------------- markdown
 
 def group_workloads(cells):
@@ -365,6 +429,14 @@ def render(summary, plots=None, notes=None):
     gl = goals(summary)
     for st, text in sorted(gl, key=lambda x: {"MISSED": 0, "not measured": 1, "met": 2}[x[0]]):
         L.append("- **%s**: %s" % (st, text))
+    L.append("")
+    L.append("## Headline: Linux 6.12, the distribution's page-cache defaults")
+    L.append("")
+    L.append("Each drive's and workload's newest group; medians with min-max; \"safe\" = the unmount "
+             "returned; the worst pull is the largest loss of vfat-smart's yank runs (half, return, "
+             "1 s after), '-' where the group had none. The README shows this table.")
+    L.append("")
+    L += headline_table(summary)
     L.append("")
     if notes:
         L.append(notes.strip())
@@ -643,7 +715,7 @@ def plot_internal(plt, groups, pdir):
     return made
 
 
-def write_all(raw, outdir, command, generated=None, plots=True):
+def write_all(raw, outdir, command, generated=None, plots=True, readme=None):
     groups = load_raw(raw)
     matrix = None
     mp = os.path.join(outdir, "matrix.json")      # the groups' definitions (supersedes)
@@ -663,6 +735,8 @@ def write_all(raw, outdir, command, generated=None, plots=True):
             notes = f.read()
     with open(os.path.join(outdir, "RESULTS.md"), "w") as f:
         f.write(render(summary, made, notes))
+    if readme:
+        update_readme(readme, summary)
     return summary
 
 

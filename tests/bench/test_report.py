@@ -96,6 +96,59 @@ class ReportTest(unittest.TestCase):
             md = f.read()
         self.assertIn("| x-cap38-syncfs0 | 1 | 7.5 | 15.0 | 0.75x | - |", md)
 
+    def test_headline(self):
+        t = report.headline_table(self.summary)
+        self.assertEqual(len(t), 4)                  # header, rule, big file, small files
+        self.assertEqual(t[2], "| cheap-stick | big1g | 58.0 (57.0-59.0) | 61.0 (60.0-62.0) | 56.0 (55.0-57.0) "
+                               "| 0.95x | 1.04x | 40 / 40 | 2.20 | `h-cheap` |")
+        self.assertTrue(t[3].startswith("| cheap-stick | small1000x64k | 10.0 | 120.0 | 9.0 | 0.08x | 1.11x |"))
+        self.assertIn("\n".join(t), self.md)
+        # a newer group that supersedes the big file takes its row; 6.1 and the race
+        # setup stay out
+        g = os.path.join(self.raw, "h-cheap-b")
+        os.makedirs(g)
+        with open(os.path.join(g, "results.jsonl"), "w") as f:
+            for s, safe in (("udisks-default", 70), ("vfat-smart", 50), ("no-flush", 52)):
+                f.write(json.dumps(run("h-cheap-b", s, safe)) + "\n")
+            for s, safe in (("udisks-default", 70), ("vfat-smart", 50)):
+                f.write(json.dumps(run("h-cheap-b", s, safe, kernel="6.1", workload="photos200x3m")) + "\n")
+                f.write(json.dumps(run("h-cheap-b", s, safe, vm="race", workload="photos200x3m")) + "\n")
+        matrix = {"groups": [{"name": "h-cheap-b", "supersedes": [{"group": "h-cheap", "workloads": ["big1g"]}]}]}
+        with open(os.path.join(self.tmp.name, "matrix.json"), "w") as f:
+            json.dump(matrix, f)
+        readme = os.path.join(self.tmp.name, "README.md")
+        with open(readme, "w") as f:
+            f.write("before\n%s\nold table\n%s\nafter\n" % (report.HEADLINE_START, report.HEADLINE_END))
+        summary = report.write_all(self.raw, self.tmp.name, "t", generated="g", readme=readme)
+        rows = report.headline_rows(summary)
+        self.assertEqual([(c["group"], c["workload"]) for c, _, _ in rows],
+                         [("h-cheap-b", "big1g"), ("h-cheap", "small1000x64k")])
+        self.assertIn("| cheap-stick | big1g | 50.0 | 70.0 | 52.0 | 0.71x | 0.96x | 40 / 40 | - | `h-cheap-b` |",
+                      report.headline_table(summary))
+        with open(readme) as f:
+            text = f.read()
+        self.assertEqual(text, "before\n%s\n%s\n%s\nafter\n" % (
+            report.HEADLINE_START, "\n".join(report.headline_table(summary)), report.HEADLINE_END))
+        # a README without the markers is left alone
+        with open(readme, "w") as f:
+            f.write("no markers\n")
+        self.assertFalse(report.update_readme(readme, summary))
+        with open(readme) as f:
+            self.assertEqual(f.read(), "no markers\n")
+
+    def test_readme_headline_is_the_bench(self):
+        """The README's headline table is what bench/summary.json gives (bench/run
+        --report-only writes it): no number in it that the committed results do not hold."""
+        top = os.path.join(HERE, "..", "..")
+        with open(os.path.join(top, "bench", "summary.json")) as f:
+            summary = json.load(f)
+        with open(os.path.join(top, "README.md")) as f:
+            text = f.read()
+        i, j = text.find(report.HEADLINE_START), text.find(report.HEADLINE_END)
+        self.assertTrue(0 <= i < j, "the README has the bench headline's markers")
+        block = text[i + len(report.HEADLINE_START):j].strip("\n")
+        self.assertEqual(block, "\n".join(report.headline_table(summary)))
+
     def test_warmup_discarded_and_reps(self):
         c = self.cell("udisks-default")
         self.assertEqual(c["reps"], 3)
