@@ -58,6 +58,7 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
   pace->unsettled = pace->unsettled || writing;
   pace->have_last = TRUE;
   pace->last_dirtied = di->dirtied_bytes;
+  pace->cap = cap;
   busy = busy_share (pace, stat, at_usec) >= VSM_PACE_MIN_BUSY;
   if (!busy || !big_writer (di, cap, writing, pace->pacing))
     {
@@ -75,8 +76,21 @@ gboolean
 vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di)
 {
   g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
-  if (pace->quiet < VSM_PACE_SETTLE_SAMPLES || !pace->unsettled)
+  if (pace->quiet < VSM_PACE_SETTLE_SAMPLES || !pace->unsettled ||
+      di->dirty_bytes + di->writeback_bytes > pace->cap)
     return FALSE;
   pace->unsettled = FALSE; /* nothing at risk: the flusher already wrote it all */
   return di->dirty_bytes + di->writeback_bytes > 0;
+}
+
+gboolean
+vsm_pace_commit_due (VsmPace *pace, gint64 at_usec)
+{
+  g_return_val_if_fail (pace != NULL, FALSE);
+  if (!pace->writing || pace->pacing ||
+      (pace->last_commit_usec != 0 &&
+       at_usec - pace->last_commit_usec < VSM_PACE_COMMIT_USEC * 9 / 10)) /* the tick's jitter */
+    return FALSE;
+  pace->last_commit_usec = at_usec;
+  return TRUE;
 }

@@ -56,6 +56,18 @@ G_BEGIN_DECLS
  * cap of a first copy: CI's daemon check of 2026-12-03 saw its 128 MiB copy
  * "settled" twice and never paced, the cap going from 38 to 26 MiB) */
 #define VSM_PACE_SETTLE_SAMPLES 2
+/* ... and no settle while more than the cap is at risk: that writer may be
+ * held, not stopped (a lower cap under it: 2 quiet samples on the lab's
+ * 8 MB/s stick, whose learned cap drained for 3 s) */
+/* While a writer that is not paced (many small files) writes, the metadata
+ * the flusher leaves is committed at least this often (vsm_pace_commit_due()).
+ * Without it FAT's directory entries and FAT chains wait in the block
+ * device's buffers: a pull 1 s after 1000 x 64 KiB were copied to the lab's
+ * cheap stick found none of the files (62.5 MiB, 3.3 s of the drive's
+ * bandwidth, with 25.6 MiB at risk), and a pull at half found 15 of them
+ * (h-cheap-settle-small-b, session 14): what such a copy loses grows with
+ * the copy, not with the cap. */
+#define VSM_PACE_COMMIT_USEC (G_USEC_PER_SEC)
 
 typedef struct
 {
@@ -69,6 +81,8 @@ typedef struct
   gboolean have_stat;
   VsmDiskStat last_stat;
   gint64 last_usec;
+  gint64 last_commit_usec; /* 0: none yet */
+  guint64 cap;             /* the cap at the last sample */
 } VsmPace;
 
 /* One sample of the drive (per-device figures only: without debugfs there
@@ -90,5 +104,11 @@ gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat
  * data was on the drive (bench/notes.md, x-settle-small). Not again until
  * new data is dirtied. */
 gboolean vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di);
+
+/* After vsm_pace_feed(): TRUE when the metadata a writer left should be
+ * committed now (one fsync of the file system's block device): new data
+ * was dirtied since the last sample, the writer is not paced (pacing syncs
+ * everything anyway), and the last commit is VSM_PACE_COMMIT_USEC old. */
+gboolean vsm_pace_commit_due (VsmPace *pace, gint64 at_usec);
 
 G_END_DECLS

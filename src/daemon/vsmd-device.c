@@ -74,7 +74,8 @@ struct _VsmdDevice
   gboolean uses_global; /* the record holds the vm.* knobs */
   guint drift_retries;  /* re-applies for drift that did not hold, this mount */
   VsmPace pace;         /* when to pace (vsm-pace.h) */
-  VsmdPacer *pacer;     /* the sync worker while pacing */
+  VsmdPacer *pacer;     /* the sync worker while pacing, settling, committing */
+  guint commits;        /* metadata commits since the last settle or pacing */
   gboolean pace_off;    /* the worker failed on this mount: not again */
   gboolean pace_class;  /* the plan paces this drive's class (VsmState) */
 };
@@ -444,43 +445,57 @@ record_mount (VsmdDevice *d)
   g_task_run_in_thread (task, history_run);
 }
 
+/* the worker ended or is dropped; a commit's end is not logged (one a
+ * second while small files are written: the settle's line counts them) */
 static void
 stop_pacing (VsmdDevice *d)
 {
   if (d->pacer == NULL)
     return;
-  g_message ("%s: pacing stopped after %u rounds (%s)", d->bdi, vsmd_pacer_get_rounds (d->pacer),
-             vsmd_pace_method_name (vsmd_pacer_get_method (d->pacer)));
+  if (vsmd_pacer_get_job (d->pacer) != VSMD_PACER_COMMIT)
+    g_message ("%s: pacing stopped after %u rounds (%s)", d->bdi, vsmd_pacer_get_rounds (d->pacer),
+               vsmd_pace_method_name (vsmd_pacer_get_method (d->pacer)));
+  else if (vsmd_pacer_failed (d->pacer))
+    g_message ("%s: a metadata commit failed", d->bdi);
   g_clear_pointer (&d->pacer, vsmd_pacer_free);
   vsm_dbus_device_set_pacing (d->skeleton, FALSE);
 }
 
-/* SETTLE: one sync after the writer stopped (vsm_pace_settle()); the
- * worker ends after its round, as nothing new is dirtied */
 static void
-start_pacing (VsmdDevice *d, const char *mount_point, gboolean settle)
+start_pacing (VsmdDevice *d, const char *mount_point, VsmdPacerJob job)
 {
   g_autoptr (GError) error = NULL;
 
-  d->pacer = vsmd_pacer_start (d->bdi, d->disk_name, mount_point, &error);
+  d->pacer = vsmd_pacer_start (d->bdi, d->disk_name, mount_point, job, &error);
   if (d->pacer == NULL)
     {
       g_message ("%s: cannot pace writeback: %s", d->bdi, error->message);
       d->pace_off = TRUE;
       return;
     }
-  if (settle)
-    g_message ("%s: the writer stopped: one sync of %s to commit what it left", d->bdi,
-               mount_point);
-  else
-    g_message ("%s: pacing writeback of %s (one writer at the cap)", d->bdi, mount_point);
+  switch (job)
+    {
+    case VSMD_PACER_COMMIT:
+      d->commits++;
+      return; /* not Pacing: a moment's fsync of FAT's buffers */
+    case VSMD_PACER_ONCE:
+      g_message ("%s: the writer stopped: one sync of %s to commit what it left (%u metadata "
+                 "commits while it wrote)",
+                 d->bdi, mount_point, d->commits);
+      break;
+    case VSMD_PACER_PACE:
+      g_message ("%s: pacing writeback of %s (one writer at the cap)", d->bdi, mount_point);
+      break;
+    }
+  d->commits = 0;
   vsm_dbus_device_set_pacing (d->skeleton, TRUE);
 }
 
 /* one big writer at the cap: keep the file system syncing; stop as soon
- * as that ends (vsm-pace.h). Any other writer: one sync once it stopped
- * (vsm_pace_settle()). Only a disk with one mount: the figures are
- * the disk's, and the writer could be on another of its file systems. */
+ * as that ends (vsm-pace.h). Any other writer: its metadata committed
+ * once a second while it writes (vsm_pace_commit_due()) and one sync once
+ * it stopped (vsm_pace_settle()). Only a disk with one mount: the figures
+ * are the disk's, and the writer could be on another of its file systems. */
 static void
 update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st, gint64 at_usec)
 {
@@ -493,10 +508,14 @@ update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st, gin
     {
       /* it ended: on an error (the mount went) not again on this mount; when
        * the writer stopped, again only after new samples agree (and what a
-       * settle's round dirtied itself, FAT buffers, is not a writer) */
+       * settle's round dirtied itself, FAT buffers, is not a writer). A
+       * commit's end changes nothing of what the samples know. */
       d->pace_off = vsmd_pacer_failed (d->pacer);
-      d->pace = (VsmPace){ 0 };
-      want = FALSE;
+      if (vsmd_pacer_get_job (d->pacer) != VSMD_PACER_COMMIT || d->pace_off)
+        {
+          d->pace = (VsmPace){ 0 };
+          want = FALSE;
+        }
       stop_pacing (d);
     }
   /* not held off by an apply in flight: the first copy to a new drive is
@@ -505,11 +524,13 @@ update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st, gin
   here = d->pace_class && d->mounted && !d->pace_off && mp && mp[0] && !mp[1];
   want = want && here;
   if (want && d->pacer == NULL)
-    start_pacing (d, mp[0], FALSE);
+    start_pacing (d, mp[0], VSMD_PACER_PACE);
   else if (!want && d->pacer)
     vsmd_pacer_request_stop (d->pacer); /* Pacing stays TRUE until it ended */
   else if (here && d->pacer == NULL && vsm_pace_settle (&d->pace, di))
-    start_pacing (d, mp[0], TRUE); /* a paced writer's last round was its settle */
+    start_pacing (d, mp[0], VSMD_PACER_ONCE); /* a paced writer's last round was its settle */
+  else if (here && d->pacer == NULL && vsm_pace_commit_due (&d->pace, at_usec))
+    start_pacing (d, mp[0], VSMD_PACER_COMMIT);
 }
 
 static void

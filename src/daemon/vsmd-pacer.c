@@ -1,6 +1,7 @@
 /* vsmd-pacer.c - a sync of one mounted file system back to back, in a thread
  *
- * Each round is sync_filesystem() in the kernel, by one of two calls:
+ * Each round of VSMD_PACER_PACE and VSMD_PACER_ONCE is sync_filesystem() in
+ * the kernel, by one of two calls:
  * - BLKFLSBUF on the file system's block device (CAP_SYS_ADMIN): it holds
  *   no reference to the mount, only the superblock's s_umount shared
  *   (fsync_bdev() on 6.1, fs_bdev_sync() on 6.12), so an unmount during a
@@ -12,6 +13,15 @@
  *   vfat-smartd(8), BUGS).
  * Either way nothing of the daemon holds the mount or the device between
  * rounds, and the worker stops as soon as the writer does (vsm-pace.h).
+ *
+ * VSMD_PACER_COMMIT is one fsync(2) of the file system's block device,
+ * opened read-only (fsync needs no write access): the device's own page
+ * cache, which holds FAT's buffers (both FATs, FSINFO, the directories),
+ * is written and the drive's cache flushed; the files' data is not. After
+ * the flusher wrote a file's data it writes the inode, which puts the file's
+ * size and first cluster into its directory entry, a buffer of the device:
+ * the commit makes those files reachable on the drive. An unmount during it
+ * is not refused (an open block device does not pin the mount).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -44,6 +54,7 @@ struct _VsmdPacer
   char *mount_point;
   char *devnode; /* /dev/block/MAJ:MIN of the file system */
   dev_t dev;
+  VsmdPacerJob job;
   gint method; /* atomic: VsmdPaceMethod */
   gint run;    /* atomic: the owner still wants it */
   gint alive;  /* atomic: the worker has not ended */
@@ -93,27 +104,39 @@ still_mounted (VsmdPacer *p)
   return stat (p->mount_point, &st) == 0 && st.st_dev == p->dev;
 }
 
+/* the file system's device, opened read-only, checked to be that device;
+ * -1 with errno */
+static int
+open_fs_device (VsmdPacer *p)
+{
+  struct stat st;
+  int fd = open (p->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK), e;
+
+  if (fd < 0)
+    return -1;
+  if (fstat (fd, &st) != 0)
+    e = errno;
+  else if (S_ISBLK (st.st_mode) && st.st_rdev == p->dev)
+    return fd;
+  else
+    e = ENODEV;
+  close (fd);
+  errno = e;
+  return -1;
+}
+
 /* BLKFLSBUF on the file system's device; FALSE with errno when it cannot be
  * done here (then syncfs from now on) */
 static gboolean
 flushbuf_round (VsmdPacer *p)
 {
-  struct stat st;
-  int fd = open (p->devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  gboolean ok = FALSE;
-  int e;
+  int fd = open_fs_device (p), e;
+  gboolean ok;
 
   if (fd < 0)
     return FALSE;
-  if (fstat (fd, &st) != 0)
-    e = errno;
-  else if (!S_ISBLK (st.st_mode) || st.st_rdev != p->dev)
-    e = ENODEV;
-  else
-    {
-      ok = ioctl (fd, BLKFLSBUF, 0) == 0;
-      e = errno;
-    }
+  ok = ioctl (fd, BLKFLSBUF, 0) == 0;
+  e = errno;
   close (fd);
   errno = e;
   return ok;
@@ -135,8 +158,25 @@ syncfs_round (VsmdPacer *p)
 }
 
 static gboolean
+commit_round (VsmdPacer *p)
+{
+  int fd, e;
+  gboolean ok;
+
+  if (!still_mounted (p) || (fd = open_fs_device (p)) < 0)
+    return FALSE;
+  ok = fsync (fd) == 0;
+  e = errno;
+  close (fd);
+  errno = e;
+  return ok;
+}
+
+static gboolean
 one_round (VsmdPacer *p)
 {
+  if (p->job == VSMD_PACER_COMMIT)
+    return commit_round (p);
   if (g_atomic_int_get (&p->method) == VSMD_PACE_BLKFLSBUF)
     {
       if (!still_mounted (p))
@@ -167,6 +207,8 @@ pacer_thread (gpointer data)
           break;
         }
       g_atomic_int_inc ((gint *)&p->rounds);
+      if (p->job != VSMD_PACER_PACE)
+        break;
       /* nothing new while it ran: the writer stopped; end now (what is
        * left is the flusher's or the unmount's to write) */
       if (before > 0 && dirtied_now (p) <= before)
@@ -180,7 +222,8 @@ pacer_thread (gpointer data)
 }
 
 VsmdPacer *
-vsmd_pacer_start (const char *bdi, const char *disk_name, const char *mount_point, GError **error)
+vsmd_pacer_start (const char *bdi, const char *disk_name, const char *mount_point, VsmdPacerJob job,
+                  GError **error)
 {
   VsmdPacer *p;
   GThread *t;
@@ -205,6 +248,7 @@ vsmd_pacer_start (const char *bdi, const char *disk_name, const char *mount_poin
   p->mount_point = g_strdup (mount_point);
   p->devnode = g_strdup_printf ("/dev/block/%u:%u", major (st.st_dev), minor (st.st_dev));
   p->dev = st.st_dev;
+  p->job = job;
   p->method = VSMD_PACE_BLKFLSBUF;
   p->run = p->alive = 1;
   t = g_thread_try_new ("vsmd-pacer", pacer_thread, g_atomic_rc_box_acquire (p), error);
@@ -216,6 +260,12 @@ vsmd_pacer_start (const char *bdi, const char *disk_name, const char *mount_poin
     }
   g_thread_unref (t);
   return p;
+}
+
+VsmdPacerJob
+vsmd_pacer_get_job (VsmdPacer *p)
+{
+  return p->job;
 }
 
 gboolean

@@ -18,12 +18,22 @@ typedef enum
   VSMD_PACE_SYNCFS,    /* syncfs(2) on the mount, without CAP_SYS_ADMIN: "busy" during a round */
 } VsmdPaceMethod;
 
+/* what the worker does */
+typedef enum
+{
+  VSMD_PACER_PACE,   /* syncs back to back until a round saw nothing newly dirtied */
+  VSMD_PACER_ONCE,   /* one sync (the settle after a writer stopped) */
+  VSMD_PACER_COMMIT, /* one fsync(2) of the file system's block device: the FAT and
+                      * directory buffers the flusher left dirty, no file data */
+} VsmdPacerJob;
+
 /* Starts the worker on mount_point, after checking that the file system
  * mounted there lives on disk_name (a partition of it, or the disk). bdi:
- * the disk's, whose debugfs figures tell the worker when the writer stopped
- * (it ends after a round during which nothing new was dirtied). */
+ * the disk's, whose debugfs figures tell a pacing worker when the writer
+ * stopped (it ends after a round during which nothing new was dirtied). */
 VsmdPacer *vsmd_pacer_start (const char *bdi, const char *disk_name, const char *mount_point,
-                             GError **error);
+                             VsmdPacerJob job, GError **error);
+VsmdPacerJob vsmd_pacer_get_job (VsmdPacer *pacer);
 /* FALSE once the worker has ended (asked to, the writer stopped, the mount
  * went, a round failed) */
 gboolean vsmd_pacer_is_running (VsmdPacer *pacer);

@@ -274,11 +274,58 @@ test_stall_is_not_a_stop (void)
   s = sample (36, 80, 2); /* the stall */
   g_assert_false (feed (&p, &s, CAP));
   g_assert_false (vsm_pace_settle (&p, &s));
+  s = sample (36, 80, 2); /* a second: two quiet samples, but above the new cap */
+  g_assert_false (vsm_pace_feed (&p, &s, NULL, p.last_usec + G_USEC_PER_SEC, 26 * MIB));
+  g_assert_false (vsm_pace_settle (&p, &s));
   s = sample (26, 90, 2); /* writing again under the lower cap */
   g_assert_false (feed (&p, &s, 26 * MIB));
   g_assert_false (vsm_pace_settle (&p, &s));
   s = sample (25, 100, 2);
   g_assert_true (feed (&p, &s, 26 * MIB));
+}
+
+/* many small files: their metadata committed once a second while they are
+ * written, not while a big writer is paced, not once the writer stopped */
+static void
+test_commit (void)
+{
+  VsmPace p = { 0 };
+  VsmDirtyInfo s;
+
+  s = sample (20, 10, 300);
+  feed (&p, &s, CAP);
+  g_assert_false (vsm_pace_commit_due (&p, p.last_usec)); /* first sample: no rate yet */
+  for (guint i = 0; i < 3; i++)
+    {
+      s = sample (20, 20 + 10 * i, 300);
+      feed (&p, &s, CAP);
+      g_assert_true (vsm_pace_commit_due (&p, p.last_usec));  /* writing: every second */
+      g_assert_false (vsm_pace_commit_due (&p, p.last_usec)); /* once a second */
+    }
+  /* a tick a little early still commits; half a second after, not */
+  s = sample (20, 60, 300);
+  g_assert_false (vsm_pace_feed (&p, &s, NULL, p.last_usec + G_USEC_PER_SEC * 95 / 100, CAP));
+  g_assert_true (vsm_pace_commit_due (&p, p.last_usec));
+  s = sample (20, 70, 300);
+  g_assert_false (vsm_pace_feed (&p, &s, NULL, p.last_usec + G_USEC_PER_SEC / 2, CAP));
+  g_assert_false (vsm_pace_commit_due (&p, p.last_usec));
+  /* the writer stopped: no commit (the settle's) */
+  s = sample (15, 70, 300);
+  feed (&p, &s, CAP);
+  g_assert_false (vsm_pace_commit_due (&p, p.last_usec));
+
+  /* a big writer once paced: the pacer's syncs write everything, no commit */
+  p = (VsmPace){ 0 };
+  for (guint i = 0; i < 3; i++)
+    {
+      s = sample (36, 100 + 20 * i, 2);
+      feed (&p, &s, CAP);
+      vsm_pace_commit_due (&p, p.last_usec);
+    }
+  g_assert_true (p.pacing);
+  s = sample (36, 200, 2);
+  g_assert_true (feed (&p, &s, CAP));
+  g_assert_false (vsm_pace_commit_due (&p, p.last_usec));
 }
 
 int
@@ -293,5 +340,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pace/busy-unknown", test_busy_unknown);
   g_test_add_func ("/pace/settle", test_settle);
   g_test_add_func ("/pace/stall-is-not-a-stop", test_stall_is_not_a_stop);
+  g_test_add_func ("/pace/commit", test_commit);
   return g_test_run ();
 }
