@@ -51,14 +51,13 @@ G_BEGIN_DECLS
  * busy nearly all the time. */
 #define VSM_PACE_MIN_BUSY 0.8
 /* samples in a row that saw nothing newly dirtied before the writer counts
- * as stopped (vsm_pace_settle()). One is not enough: a writer held at the
- * cap stalls for a second when a lower cap is applied under it (the learned
- * cap of a first copy: CI's daemon check of 2026-12-03 saw its 128 MiB copy
- * "settled" twice and never paced, the cap going from 38 to 26 MiB) */
+ * as stopped (vsm_pace_settle()), and then no more than the cap at risk.
+ * A writer held at the cap stalls when a lower cap is applied under it (the
+ * learned cap of a first copy): CI's daemon check of 2026-12-03 saw its
+ * 128 MiB copy "settled" twice after one quiet sample each and never paced
+ * (the cap from 38 to 26 MiB), and on the lab's 8 MB/s stick two quiet
+ * samples came while the data above the new cap drained for 3 s. */
 #define VSM_PACE_SETTLE_SAMPLES 2
-/* ... and no settle while more than the cap is at risk: that writer may be
- * held, not stopped (a lower cap under it: 2 quiet samples on the lab's
- * 8 MB/s stick, whose learned cap drained for 3 s) */
 /* While a writer that is not paced (many small files) writes, the metadata
  * the flusher leaves is committed at least this often (vsm_pace_commit_due()).
  * Without it FAT's directory entries and FAT chains wait in the block
@@ -95,8 +94,8 @@ gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat
 
 /* After vsm_pace_feed(): TRUE once when the writer has stopped (the last
  * VSM_PACE_SETTLE_SAMPLES samples saw nothing newly dirtied, after one that
- * did) and data of the
- * drive is still at risk: then one sync of the file system commits what
+ * did, and no more than the cap is at risk) and data of the drive is still
+ * at risk: then one sync of the file system commits what
  * it left. Without it, once the data is below the background threshold,
  * the files' directory entries and FAT chains (dirty buffers of the block
  * device) are not written soon: in the lab a pull 40 s after a copy of
