@@ -136,6 +136,17 @@ class ReportTest(unittest.TestCase):
         with open(readme) as f:
             self.assertEqual(f.read(), "no markers\n")
 
+    def test_photo_tree_is_not_the_small_files_goal(self):
+        g = os.path.join(self.raw, "h-cheap-photos")
+        os.makedirs(g)
+        with open(os.path.join(g, "results.jsonl"), "w") as f:
+            for s, safe in (("udisks-default", 80), ("vfat-smart", 50), ("no-flush", 44)):
+                f.write(json.dumps(run("h-cheap-photos", s, safe, workload="photos200x3m")) + "\n")
+        summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
+        texts = [t for _, t in report.goals(summary)]
+        self.assertFalse([t for t in texts if "photos200x3m" in t and "faster to safe" in t])
+        self.assertTrue([t for t in texts if "small1000x64k" in t and "faster to safe" in t])
+
     def test_readme_headline_is_the_bench(self):
         """The README's headline table is what bench/summary.json gives (bench/run
         --report-only writes it): no number in it that the committed results do not hold."""
