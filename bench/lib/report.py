@@ -264,11 +264,16 @@ def goals(summary):
         out.append(yank_goal(c))
     race = [c for c in find(device="cheap-stick", vm="race", setup="vfat-smart") if c["workload"].startswith("big")]
     for c in race:
-        r = ratio(c, baseline_of(cells, c))
+        ud = baseline_of(cells, c)
+        r = ratio(c, ud)
         if r is not None:
+            # the reason a miss can have: flush costs little here, so the goal is out of reach
+            rn = ratio(ud, baseline_of(cells, c, "no-flush"))
+            why = (" (udisks' default is %.2fx no flush in this group: matching no flush gives %.2fx)"
+                   % (rn, 1 / rn) if r > 0.85 and rn else "")
             out.append(("met" if r <= 0.85 else "MISSED",
-                        "Race setup, cheap stick, %s (%s): vfat-smart %.2fx udisks' default to safe (goal <= 0.85x)."
-                        % (c["workload"], c["group"], r)))
+                        "Race setup, cheap stick, %s (%s): vfat-smart %.2fx udisks' default to safe (goal <= 0.85x)%s."
+                        % (c["workload"], c["group"], r, why)))
     small = [c for c in find(device="cheap-stick", kernel="6.12", vm="defaults", setup="vfat-smart")
              if c["workload"].startswith("small")]  # 1000 x 64 KiB; the photo tree is not "small files"
     if not small:

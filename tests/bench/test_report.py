@@ -147,6 +147,18 @@ class ReportTest(unittest.TestCase):
         self.assertFalse([t for t in texts if "photos200x3m" in t and "faster to safe" in t])
         self.assertTrue([t for t in texts if "small1000x64k" in t and "faster to safe" in t])
 
+    def test_race_goal_says_why_it_is_out_of_reach(self):
+        g = os.path.join(self.raw, "race")
+        os.makedirs(g)
+        with open(os.path.join(g, "results.jsonl"), "w") as f:
+            for s, safe in (("udisks-default", 80), ("vfat-smart", 75), ("no-flush", 77)):
+                f.write(json.dumps(run("race", s, safe, vm="race")) + "\n")
+        summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
+        race = [(st, t) for st, t in report.goals(summary) if t.startswith("Race setup")]
+        self.assertEqual(race, [("MISSED", "Race setup, cheap stick, big1g (race): vfat-smart 0.94x udisks' default "
+                                 "to safe (goal <= 0.85x) (udisks' default is 1.04x no flush in this group: "
+                                 "matching no flush gives 0.96x).")])
+
     def test_readme_headline_is_the_bench(self):
         """The README's headline table is what bench/summary.json gives (bench/run
         --report-only writes it): no number in it that the committed results do not hold."""
