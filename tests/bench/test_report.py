@@ -34,12 +34,20 @@ def yank(group, setup, point, written, intact, workload="big1g"):
     return r
 
 
+def write_group(raw, group, runs):
+    """Write one group's results.jsonl under raw (made if absent); returns its folder."""
+    g = os.path.join(raw, group)
+    os.makedirs(g, exist_ok=True)
+    with open(os.path.join(g, "results.jsonl"), "w") as f:
+        for r in runs:
+            f.write(json.dumps(r) + "\n")
+    return g
+
+
 class ReportTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.raw = os.path.join(self.tmp.name, "raw")
-        g = os.path.join(self.raw, "h-cheap")
-        os.makedirs(g)
         runs = [run("h-cheap", "udisks-default", 999, warmup=True)]      # discarded
         for i, (u, v, n) in enumerate([(60, 58, 56), (62, 57, 55), (61, 59, 57)]):
             runs += [run("h-cheap", "udisks-default", u, rep=i + 1), run("h-cheap", "vfat-smart", v, rep=i + 1),
@@ -51,9 +59,7 @@ class ReportTest(unittest.TestCase):
                  yank("h-cheap", "udisks-default", "half", 512 * MIB, 300 * MIB)]
         runs.append(run("h-cheap", "x-syncfs1", 55, config="x-syncfs1"))
         runs[-1]["setup"] = "x-syncfs1"
-        with open(os.path.join(g, "results.jsonl"), "w") as f:
-            for r in runs:
-                f.write(json.dumps(r) + "\n")
+        g = write_group(self.raw, "h-cheap", runs)
         with open(os.path.join(g, "run.json"), "w") as f:
             json.dump({"group": "h-cheap", "rc": 0, "wall_s": 600.0, "runs_expected": len(runs),
                        "runs_got": len(runs)}, f)
@@ -84,11 +90,8 @@ class ReportTest(unittest.TestCase):
         self.assertEqual([c["setup"] for c in s["experiments"]], ["x-syncfs1"])
 
     def test_experiment_groups_apart(self):
-        g = os.path.join(self.raw, "x-pace")
-        os.makedirs(g)
-        with open(os.path.join(g, "results.jsonl"), "w") as f:
-            for s, safe in (("udisks-default", 20), ("vfat-smart", 18), ("x-cap38-syncfs0", 15)):
-                f.write(json.dumps(run("x-pace", s, safe, workload="big256")) + "\n")
+        write_group(self.raw, "x-pace", [run("x-pace", s, safe, workload="big256") for s, safe in
+                                         (("udisks-default", 20), ("vfat-smart", 18), ("x-cap38-syncfs0", 15))])
         summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
         self.assertEqual(len([c for c in summary["experiments"] if c["group"] == "x-pace"]), 3)
         self.assertFalse([c for c in summary["cells"] if c["group"] == "x-pace"])
@@ -105,14 +108,11 @@ class ReportTest(unittest.TestCase):
         self.assertIn("\n".join(t), self.md)
         # a newer group that supersedes the big file takes its row; 6.1 and the race
         # setup stay out
-        g = os.path.join(self.raw, "h-cheap-b")
-        os.makedirs(g)
-        with open(os.path.join(g, "results.jsonl"), "w") as f:
-            for s, safe in (("udisks-default", 70), ("vfat-smart", 50), ("no-flush", 52)):
-                f.write(json.dumps(run("h-cheap-b", s, safe)) + "\n")
-            for s, safe in (("udisks-default", 70), ("vfat-smart", 50)):
-                f.write(json.dumps(run("h-cheap-b", s, safe, kernel="6.1", workload="photos200x3m")) + "\n")
-                f.write(json.dumps(run("h-cheap-b", s, safe, vm="race", workload="photos200x3m")) + "\n")
+        runs = [run("h-cheap-b", s, safe) for s, safe in (("udisks-default", 70), ("vfat-smart", 50), ("no-flush", 52))]
+        for s, safe in (("udisks-default", 70), ("vfat-smart", 50)):
+            runs += [run("h-cheap-b", s, safe, kernel="6.1", workload="photos200x3m"),
+                     run("h-cheap-b", s, safe, vm="race", workload="photos200x3m")]
+        write_group(self.raw, "h-cheap-b", runs)
         matrix = {"groups": [{"name": "h-cheap-b", "supersedes": [{"group": "h-cheap", "workloads": ["big1g"]}]}]}
         with open(os.path.join(self.tmp.name, "matrix.json"), "w") as f:
             json.dump(matrix, f)
@@ -137,22 +137,16 @@ class ReportTest(unittest.TestCase):
             self.assertEqual(f.read(), "no markers\n")
 
     def test_photo_tree_is_not_the_small_files_goal(self):
-        g = os.path.join(self.raw, "h-cheap-photos")
-        os.makedirs(g)
-        with open(os.path.join(g, "results.jsonl"), "w") as f:
-            for s, safe in (("udisks-default", 80), ("vfat-smart", 50), ("no-flush", 44)):
-                f.write(json.dumps(run("h-cheap-photos", s, safe, workload="photos200x3m")) + "\n")
+        write_group(self.raw, "h-cheap-photos", [run("h-cheap-photos", s, safe, workload="photos200x3m") for s, safe in
+                                                 (("udisks-default", 80), ("vfat-smart", 50), ("no-flush", 44))])
         summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
         texts = [t for _, t in report.goals(summary)]
         self.assertFalse([t for t in texts if "photos200x3m" in t and "faster to safe" in t])
         self.assertTrue([t for t in texts if "small1000x64k" in t and "faster to safe" in t])
 
     def test_race_goal_says_why_it_is_out_of_reach(self):
-        g = os.path.join(self.raw, "race")
-        os.makedirs(g)
-        with open(os.path.join(g, "results.jsonl"), "w") as f:
-            for s, safe in (("udisks-default", 80), ("vfat-smart", 75), ("no-flush", 77)):
-                f.write(json.dumps(run("race", s, safe, vm="race")) + "\n")
+        write_group(self.raw, "race", [run("race", s, safe, vm="race") for s, safe in
+                                       (("udisks-default", 80), ("vfat-smart", 75), ("no-flush", 77))])
         summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
         race = [(st, t) for st, t in report.goals(summary) if t.startswith("Race setup")]
         self.assertEqual(race, [("MISSED", "Race setup, cheap stick, big1g (race): vfat-smart 0.94x udisks' default "
@@ -228,9 +222,7 @@ class ReportTest(unittest.TestCase):
             runs = [json.loads(line) for line in f]
         for i, r in enumerate(runs):
             r["run"] = i
-        with open(os.path.join(g, "results.jsonl"), "w") as f:
-            for r in runs:
-                f.write(json.dumps(r) + "\n")
+        write_group(self.raw, "h-cheap", runs)
         ret = next(r["run"] for r in runs if r.get("yank") == "return" and r["setup"] == "vfat-smart")
         with open(os.path.join(g, "yank-window.json"), "w") as f:
             json.dump({str(ret): {"window": "another run", "lost_at_least_bytes": 20 * MIB}}, f)
@@ -251,16 +243,14 @@ class ReportTest(unittest.TestCase):
     def test_unmount_columns(self):
         # the drive's busy time in the unmount comes from drive.after (recorded since
         # session 13); older runs show '-' there but still their unmount time
-        g = os.path.join(self.raw, "h-um")
-        os.makedirs(g)
-        with open(os.path.join(g, "results.jsonl"), "w") as f:
-            for s, safe, um, busy in (("udisks-default", 80, 3.0, 0.1), ("vfat-smart", 84, 5.0, 0.8),
-                                      ("no-flush", 81, 21.0, None)):
-                r = run("h-um", s, safe, copy=safe - um, umount_s=um)
-                if busy is not None:
-                    r["drive"]["after"] = {"from_s": safe - um, "writes": 9, "bytes": MIB, "busy_s": busy,
-                                           "last_write_s": um - 0.4}
-                f.write(json.dumps(r) + "\n")
+        runs = []
+        for s, safe, um, busy in (("udisks-default", 80, 3.0, 0.1), ("vfat-smart", 84, 5.0, 0.8),
+                                  ("no-flush", 81, 21.0, None)):
+            runs.append(run("h-um", s, safe, copy=safe - um, umount_s=um))
+            if busy is not None:
+                runs[-1]["drive"]["after"] = {"from_s": safe - um, "writes": 9, "bytes": MIB, "busy_s": busy,
+                                              "last_write_s": um - 0.4}
+        write_group(self.raw, "h-um", runs)
         report.write_all(self.raw, self.tmp.name, "t", generated="g")
         with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
             md = f.read()
@@ -331,8 +321,6 @@ class ReportTest(unittest.TestCase):
 
     def internal_tree(self):
         """An internal-disk group (issue 14): the default, allow-global-knobs, no stick."""
-        g = os.path.join(self.raw, "internal-6.1")
-        os.makedirs(g)
         vm_ratio = {"dirty_bytes": 0, "dirty_background_bytes": 0, "dirty_ratio": 20, "dirty_background_ratio": 10}
         vm_bound = {"dirty_bytes": 38 * MIB, "dirty_background_bytes": 19 * MIB, "dirty_ratio": 0,
                     "dirty_background_ratio": 0}
@@ -351,9 +339,7 @@ class ReportTest(unittest.TestCase):
                                 peak_global_dirty_bytes=(peak + 1) * MIB, internal_written_bytes=1024 * MIB))
         rows.insert(0, run("internal-6.1", "vfat-smart", 99, kernel="6.1", warmup=True, device="internal-virtio",
                            target="internal"))
-        with open(os.path.join(g, "results.jsonl"), "w") as f:
-            for r in rows:
-                f.write(json.dumps(r) + "\n")
+        write_group(self.raw, "internal-6.1", rows)
         summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
         with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
             return summary, f.read()
