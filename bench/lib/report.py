@@ -482,11 +482,13 @@ def render(summary, plots=None, notes=None):
                 gname, wname, c0["device"], c0["kernel"], c0["vm"], c0["fs"], c0["workload_bytes"] / MIB,
                 ", superseded by %s (kept; not in the goals)" % c0["superseded_by"] if c0.get("superseded_by") else ""))
             L.append("")
-            L.append("| setup | reps | copy returned s | safe s | safe vs udisks | safe vs no flush | MB/s to safe | peak at risk MiB | at risk at return MiB | jumps | drive busy s | unmount s | drive busy in the unmount s | big % | cp on CPU % |")
-            L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-            for c in cs:
-                if not c["reps"]:
-                    continue
+            timed = [c for c in cs if c["reps"]]
+            if timed:
+                L.append("| setup | reps | copy returned s | safe s | safe vs udisks | safe vs no flush | MB/s to safe | peak at risk MiB | at risk at return MiB | jumps | drive busy s | unmount s | drive busy in the unmount s | big % | cp on CPU % |")
+                L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+            else:
+                L.append("No timed runs in this group: pulls only.")
+            for c in timed:
                 base = baseline_of(every, c)
                 r = ratio(c, base)
                 rn = ratio(c, baseline_of(every, c, "no-flush"))

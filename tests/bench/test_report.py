@@ -315,6 +315,19 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(st, "MISSED")
         self.assertTrue(any("slower: h-cheap big1g" in t for _, t in report.goals({"cells": cells})))
 
+    def test_pulls_only_group(self):
+        # a group with reps 0 (yank-refs-cheap): no empty timing table, the pulls' table
+        write_group(self.raw, "refs", [yank("refs", "no-flush", "half", 512 * MIB, 200 * MIB),
+                                       yank("refs", "udisks-default", "half", 512 * MIB, 196 * MIB)])
+        report.write_all(self.raw, self.tmp.name, "t", generated="g")
+        with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
+            md = f.read()
+        part = md[md.index("### refs: big1g"):]
+        part = part[:part.index("\n### ")] if "\n### " in part else part
+        self.assertIn("No timed runs in this group: pulls only.", part)
+        self.assertNotIn("| setup | reps |", part)
+        self.assertIn("| no-flush | half | 512.0 | 200.0 | 312.0 | 16.36 |", part)
+
     def test_yank_table(self):
         self.assertIn("| vfat-smart | half | 512.0 | 470.0 | 42.0 | 2.20 |", self.md)
         self.assertIn("| udisks-default | half | 512.0 | 300.0 | 212.0 | 11.11 |", self.md)
