@@ -419,15 +419,15 @@ def group_workloads(cells):
     """(group, workload) of the cells, each once, in the cells' order"""
     return list(dict.fromkeys((c["group"], c["workload"]) for c in cells))
 
-def render(summary, plots=None, notes=None):
+def render(summary, plots=None, notes=None, raw_shown="bench/raw/"):
     L = []
     cells = summary["cells"]
     every = cells + summary.get("experiments", [])
     L.append("# vfat-smart benchmark results")
     L.append("")
-    L.append("Generated %s by `%s` from the raw results in `bench/raw/` (every number below comes from "
+    L.append("Generated %s by `%s` from the raw results in `%s` (every number below comes from "
              "those files; `bench/run --report-only` regenerates this file, `summary.json` and the plots)."
-             % (summary["generated"], summary["command"]))
+             % (summary["generated"], summary["command"], raw_shown))
     L.append("")
     L.append("## Goals (issue 11), vfat-smart as installed against the same run's references")
     L.append("")
@@ -741,7 +741,9 @@ def write_all(raw, outdir, command, generated=None, plots=True, readme=None):
         with open(np) as f:
             notes = f.read()
     with open(os.path.join(outdir, "RESULTS.md"), "w") as f:
-        f.write(render(summary, made, notes))
+        # the raw directory as seen from the checkout's top (bench/raw/, or --quick's)
+        top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        f.write(render(summary, made, notes, os.path.relpath(os.path.abspath(raw), top) + "/"))
     if readme:
         update_readme(readme, summary)
     return summary

@@ -79,6 +79,9 @@ class ReportTest(unittest.TestCase):
             s = json.load(f)
         self.assertEqual(s["generated"], "2026-12-01T00:00:00Z")
         self.assertEqual(s["command"], "bench/run --test")
+        # RESULTS.md names the raw directory it was made from
+        self.assertIn("from the raw results in `%s/`" % os.path.relpath(self.raw, os.path.join(HERE, "..", "..")),
+                      self.md)
         for c in s["cells"]:
             for k in ("kernel", "device", "jump_ms", "workload", "fs", "vm", "setup", "reps", "copy_s",
                       "safe_s", "peak_at_risk_bytes", "yank", "device_bandwidth_bytes_s"):
