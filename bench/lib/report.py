@@ -10,6 +10,8 @@ import os
 import statistics
 import sys
 
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the checkout
+
 MIB = 1 << 20
 SETUPS = ("udisks-default", "vfat-smart", "no-flush", "sync", "patched-flush",
           "vfat-smart-global-knobs", "no-stick")
@@ -742,8 +744,7 @@ def write_all(raw, outdir, command, generated=None, plots=True, readme=None):
             notes = f.read()
     with open(os.path.join(outdir, "RESULTS.md"), "w") as f:
         # the raw directory as seen from the checkout's top (bench/raw/, or --quick's)
-        top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        f.write(render(summary, made, notes, os.path.relpath(os.path.abspath(raw), top) + "/"))
+        f.write(render(summary, made, notes, os.path.relpath(os.path.abspath(raw), TOP) + "/"))
     if readme:
         update_readme(readme, summary)
     return summary
