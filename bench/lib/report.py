@@ -378,7 +378,7 @@ def headline_rows(summary):
 
 
 def headline_table(summary):
-    """The headline as markdown lines: RESULTS.md's and the README's (between markers)."""
+    """The headline as markdown lines: RESULTS.md's and docs/benchmark.md's (between markers)."""
     L = ["| drive | workload | safe s: vfat-smart | udisks' default | no flush | vs udisks' default "
          "| vs no flush | peak at risk MiB: vfat-smart / udisks' default | worst pull, s of the drive's "
          "bandwidth | group |",
@@ -402,8 +402,9 @@ def headline_table(summary):
     return L
 
 
-def update_readme(path, summary):
-    """Replace the headline between the README's markers; False when it has none."""
+def update_headline(path, summary):
+    """Replace the headline between the markers of PATH (docs/benchmark.md); False when it
+    has none."""
     with open(path) as f:
         text = f.read()
     i, j = text.find(HEADLINE_START), text.find(HEADLINE_END)
@@ -441,7 +442,7 @@ def render(summary, plots=None, notes=None, raw_shown="bench/raw/"):
     L.append("")
     L.append("Each drive's and workload's newest group; medians with min-max; \"safe\" = the unmount "
              "returned; the worst pull is the largest loss of vfat-smart's yank runs (half, return, "
-             "1 s after), '-' where the group had none. The README shows this table.")
+             "1 s after), '-' where the group had none. docs/benchmark.md shows this table.")
     L.append("")
     L += headline_table(summary)
     L.append("")
@@ -724,7 +725,7 @@ def plot_internal(plt, groups, pdir):
     return made
 
 
-def write_all(raw, outdir, command, generated=None, plots=True, readme=None):
+def write_all(raw, outdir, command, generated=None, plots=True, headline_doc=None):
     groups = load_raw(raw)
     matrix = None
     mp = os.path.join(outdir, "matrix.json")      # the groups' definitions (supersedes)
@@ -745,8 +746,8 @@ def write_all(raw, outdir, command, generated=None, plots=True, readme=None):
     with open(os.path.join(outdir, "RESULTS.md"), "w") as f:
         # the raw directory as seen from the checkout's top (bench/raw/, or --quick's)
         f.write(render(summary, made, notes, os.path.relpath(os.path.abspath(raw), TOP) + "/"))
-    if readme:
-        update_readme(readme, summary)
+    if headline_doc:
+        update_headline(headline_doc, summary)
     return summary
 
 

@@ -3,6 +3,7 @@
 synthetic raw results tree. No root, no lab, no matplotlib needed (plots are switched off)."""
 import json
 import os
+import re
 import sys
 import tempfile
 import unittest
@@ -119,24 +120,24 @@ class ReportTest(unittest.TestCase):
         matrix = {"groups": [{"name": "h-cheap-b", "supersedes": [{"group": "h-cheap", "workloads": ["big1g"]}]}]}
         with open(os.path.join(self.tmp.name, "matrix.json"), "w") as f:
             json.dump(matrix, f)
-        readme = os.path.join(self.tmp.name, "README.md")
-        with open(readme, "w") as f:
+        doc = os.path.join(self.tmp.name, "benchmark.md")
+        with open(doc, "w") as f:
             f.write("before\n%s\nold table\n%s\nafter\n" % (report.HEADLINE_START, report.HEADLINE_END))
-        summary = report.write_all(self.raw, self.tmp.name, "t", generated="g", readme=readme)
+        summary = report.write_all(self.raw, self.tmp.name, "t", generated="g", headline_doc=doc)
         rows = report.headline_rows(summary)
         self.assertEqual([(c["group"], c["workload"]) for c, _, _ in rows],
                          [("h-cheap-b", "big1g"), ("h-cheap", "small1000x64k")])
         self.assertIn("| cheap-stick | big1g | 50.0 | 70.0 | 52.0 | 0.71x | 0.96x | 40 / 40 | - | `h-cheap-b` |",
                       report.headline_table(summary))
-        with open(readme) as f:
+        with open(doc) as f:
             text = f.read()
         self.assertEqual(text, "before\n%s\n%s\n%s\nafter\n" % (
             report.HEADLINE_START, "\n".join(report.headline_table(summary)), report.HEADLINE_END))
-        # a README without the markers is left alone
-        with open(readme, "w") as f:
+        # a page without the markers is left alone
+        with open(doc, "w") as f:
             f.write("no markers\n")
-        self.assertFalse(report.update_readme(readme, summary))
-        with open(readme) as f:
+        self.assertFalse(report.update_headline(doc, summary))
+        with open(doc) as f:
             self.assertEqual(f.read(), "no markers\n")
 
     def test_photo_tree_is_not_the_small_files_goal(self):
@@ -156,18 +157,35 @@ class ReportTest(unittest.TestCase):
                                  "to safe (goal <= 0.85x) (udisks' default is 1.04x no flush in this group: "
                                  "matching no flush gives 0.96x).")])
 
-    def test_readme_headline_is_the_bench(self):
-        """The README's headline table is what bench/summary.json gives (bench/run
+    def test_docs_headline_is_the_bench(self):
+        """docs/benchmark.md's headline table is what bench/summary.json gives (bench/run
         --report-only writes it): no number in it that the committed results do not hold."""
         top = os.path.join(HERE, "..", "..")
         with open(os.path.join(top, "bench", "summary.json")) as f:
             summary = json.load(f)
-        with open(os.path.join(top, "README.md")) as f:
+        with open(os.path.join(top, "docs", "benchmark.md")) as f:
             text = f.read()
         i, j = text.find(report.HEADLINE_START), text.find(report.HEADLINE_END)
-        self.assertTrue(0 <= i < j, "the README has the bench headline's markers")
+        self.assertTrue(0 <= i < j, "docs/benchmark.md has the bench headline's markers")
         block = text[i + len(report.HEADLINE_START):j].strip("\n")
         self.assertEqual(block, "\n".join(report.headline_table(summary)))
+
+    def test_readme_picture_is_the_bench(self):
+        """The README's one picture is a plot the bench draws (bench/plots/risk-GROUP.png,
+        one data-at-risk plot per group with a big file on the cheap stick), and the README
+        carries no headline table of its own."""
+        top = os.path.join(HERE, "..", "..")
+        with open(os.path.join(top, "README.md")) as f:
+            text = f.read()
+        pics = re.findall(r"!\[[^]]*\]\(([^)]+)\)", text)
+        self.assertEqual(len(pics), 1, pics)
+        m = re.fullmatch(r"bench/plots/risk-(.+)\.png", pics[0])
+        self.assertTrue(m, pics[0])
+        self.assertTrue(os.path.isfile(os.path.join(top, pics[0])), pics[0])
+        with open(os.path.join(top, "bench", "summary.json")) as f:
+            groups = {c["group"] for c in json.load(f)["cells"]}
+        self.assertIn(m.group(1), groups)
+        self.assertNotIn(report.HEADLINE_START, text)
 
     def test_warmup_discarded_and_reps(self):
         c = self.cell("udisks-default")
