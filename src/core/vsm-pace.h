@@ -53,10 +53,10 @@ G_BEGIN_DECLS
 /* samples in a row that saw nothing newly dirtied before the writer counts
  * as stopped (vsm_pace_settle()), and then no more than the cap at risk.
  * A writer held at the cap stalls when a lower cap is applied under it (the
- * learned cap of a first copy): CI's daemon check of 2026-12-03 saw its
- * 128 MiB copy "settled" twice after one quiet sample each and never paced
- * (the cap from 38 to 26 MiB), and on the lab's 8 MB/s stick two quiet
- * samples came while the data above the new cap drained for 3 s. */
+ * learned cap of a first copy): the lab's daemon check saw a 128 MiB copy
+ * "settled" twice after one quiet sample each and never paced (the cap from
+ * 38 to 26 MiB), and on the lab's 8 MB/s stick two quiet samples came while
+ * the data above the new cap drained for 3 s. */
 #define VSM_PACE_SETTLE_SAMPLES 2
 /* While a writer that is not paced (many small files) writes, the metadata
  * the flusher leaves is committed at least this often (vsm_pace_commit_due()).
@@ -64,7 +64,7 @@ G_BEGIN_DECLS
  * device's buffers: a pull 1 s after 1000 x 64 KiB were copied to the lab's
  * cheap stick found none of the files (62.5 MiB, 3.3 s of the drive's
  * bandwidth, with 25.6 MiB at risk), and a pull at half found 15 of them
- * (h-cheap-settle-small-b, session 14): what such a copy loses grows with
+ * (bench group h-cheap-settle-small-b): what such a copy loses grows with
  * the copy, not with the cap. */
 #define VSM_PACE_COMMIT_USEC (G_USEC_PER_SEC)
 
