@@ -165,9 +165,9 @@ add_policy_json (JsonBuilder *b, VsmDbusDevice *d)
 
       json_builder_begin_object (b);
       vsm_json_member_string (b, "key", r->key);
-      vsm_json_member_string (b, "value", r->value);
+      vsm_json_member_setting (b, "value", r->value);
       vsm_json_member_string (b, "origin", r->origin);
-      vsm_json_member_string (b, "your_value", r->own);
+      vsm_json_member_setting (b, "your_value", r->own);
       vsm_json_member_string (b, "not_in_force", r->not_in_force);
       json_builder_end_object (b);
     }

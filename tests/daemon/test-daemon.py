@@ -787,10 +787,13 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(daemon["cap_bytes"], 57 * 1024 * 1024)
         self.assertEqual(daemon["mounted_by"], self.caller_uid())
         rows = {p["key"]: p for p in daemon["policy"]}
+        # the values as JSON values: numbers as numbers, words as strings
         self.assertEqual((rows["max-dirty-seconds"]["value"], rows["max-dirty-seconds"]["origin"]),
-                         ("3.0", "user"))
+                         (3.0, "user"))
+        self.assertIsInstance(rows["max-dirty-seconds"]["value"], float)
+        self.assertEqual(rows["dirty-cap-max-bytes"]["value"], 268435456)
         self.assertEqual(rows["flush-mode"]["origin"], "locked")
-        self.assertEqual(rows["flush-mode"]["your_value"], "'off'")
+        self.assertEqual(rows["flush-mode"]["your_value"], "off")
         self.assertEqual(rows["flush-mode"]["not_in_force"], "locked by the administrator")
         self.assertIsNone(rows["max-dirty-seconds"]["your_value"])
         self.assertEqual(rows["user-max-dirty-seconds"]["origin"], "admin")
