@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vfat-smart-cli.h"
+#include "vsm-display.h"
 #include "vsm-mount.h"
 #include "vsm-policy.h"
 
@@ -394,7 +395,10 @@ cli_status (int argc, char **argv)
              kernel->has_strict_limit ? _ ("available") : _ ("unavailable (needs 6.2)"),
              vsm_flush_fix_to_string (kernel->flush_fix));
   if (status->entries->len == 0 && bdi)
-    g_print (_ ("%s is not managed by vfat-smart.\n"), argv[1]);
+    {
+      g_autofree char *shown = vsm_sanitize_for_display (argv[1]);
+      g_print (_ ("%s is not managed by vfat-smart.\n"), shown);
+    }
   else if (status->entries->len == 0)
     g_print (_ ("No drives are managed by vfat-smart.\n"));
   for (guint i = 0; i < status->entries->len; i++)
