@@ -345,6 +345,57 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
         self.assertEqual(len(self.list_devices()), 1)
 
+    def test_set_options_bounded(self):
+        """what a caller sends is bounded: sizes, counts, control characters"""
+        _, bdi, path = self.managed_stick()
+        self.start_daemon()
+        self.polkit_allow(["org.vfatsmart.manage"])
+        many = "{'ignore-devices': <[%s]>}" % ", ".join(
+            "'usb:1234:5678:%0100d'" % i for i in range(1000))
+        long_one = "{'ignore-devices': <['%s']>}" % ("x" * 5000)
+        too_many_keys = "{%s}" % ", ".join("'k%d': <1>" % i for i in range(100))
+        for bad, why in ((many, "too many"), (long_one, "too long"),
+                         (too_many_keys, "too many")):
+            ok, err = self.call_unprivileged(path, "SetOptions", bad)
+            self.assertFalse(ok, bad[:80])
+            self.assertIn("org.vfatsmart.VfatSmart1.Error.InvalidArgument", err)
+            self.assertIn(why, err)
+        # a control character in any string, a value or a key: refused as that
+        for bad in ("{'flush-mode': <'dirty-cap\\nvfat-smartd: forged'>}",
+                    "{'ignore-devices': <['a\\u009b2J']>}",
+                    "{'max-dirty-\\u001b[2J': <4.0>}"):
+            ok, err = self.call_unprivileged(path, "SetOptions", bad)
+            self.assertFalse(ok, bad)
+            self.assertIn("control character", err)
+        # nothing was kept: the options file stays what a restart loads
+        self.assertFalse(any(f.endswith(".options") and os.path.getsize(
+            os.path.join(self.state, f)) > 16384 for f in os.listdir(self.state)))
+        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        # what is in bounds still works
+        ok, err = self.call_unprivileged(path, "SetOptions",
+                                         "{'ignore-devices': <['usb:1234:5678:ABC']>}")
+        self.assertTrue(ok, err)
+
+    def test_calls_rate_limited_per_caller(self):
+        """one caller's flood of calls is refused with Busy, then it may call again"""
+        _, bdi, path = self.managed_stick()
+        self.start_daemon()
+        refused = 0
+        for _ in range(200):
+            try:
+                self.call(path, "SetOptions", GLib.Variant("(a{sv})", ({},)))
+            except GLib.Error as e:
+                self.assertIn("org.vfatsmart.VfatSmart1.Error.Busy", e.message)
+                self.assertIn("too many calls", e.message)
+                refused += 1
+        self.assertGreater(refused, 100)
+        # tokens come back with time
+        time.sleep(1.5)
+        self.call(path, "SetOptions", GLib.Variant("(a{sv})", ({},)))
+        # another caller has a bucket of its own
+        ok, err = self.call_unprivileged(path, "Restore")
+        self.assertNotIn("Busy", err)
+
     def test_set_options_allowed(self):
         _, bdi, path = self.managed_stick()
         self.start_daemon()
