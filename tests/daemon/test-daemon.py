@@ -540,6 +540,24 @@ class TestDaemon(unittest.TestCase):
         self.assertIn("vfat-smartd:", r.stdout)
         self.assertIn("nothing measured yet", r.stdout)
 
+    def test_watch_without_debugfs(self):
+        """no per-drive estimate: watch says which figure it shows, reads it
+        live, and never says "safe to unplug" while writes are in flight"""
+        node, bdi, path = self.managed_stick()
+        os.unlink(os.path.join(self.root, "sys/kernel/debug/bdi", bdi, "stats"))
+        disk = os.path.realpath(os.path.join(self.root, "sys/dev/block", bdi))
+        self.bed.set_attribute(disk[len(self.root):], "inflight", "       0        7\n")
+        self.start_daemon()
+        # the daemon's first sample: the whole system's figure
+        wait_for(lambda: self.prop(path, "AtRiskScope") == "system", what="a sample")
+        r = self.cli("watch", "--once", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("system-wide", r.stdout)
+        self.assertIn("7 writes in flight", r.stdout)
+        self.assertNotIn("safe to unplug", r.stdout)
+        self.assertNotIn("nothing at risk", r.stdout)
+        self.assertIn("keep it plugged in", r.stdout)
+
     def start_udisks_mock(self, partition_devnum):
         """a udisksd with one FAT partition, not mounted"""
         self.udisks = subprocess.Popen(
