@@ -35,8 +35,9 @@ file_is_recorded (const char *name, GError **error)
   g_autofree char *path = vsm_path (VSM_ROOT_STATE, name, NULL);
   struct stat st;
 
+  /* vsm_forget_file judges the name and the file */
   if (name[0] == '.' || g_lstat (path, &st) == 0 || errno != ENOENT)
-    return TRUE; /* vsm_forget_file judges the name and the file */
+    return TRUE;
   g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED, _ ("nothing is recorded as %s"), name);
   return FALSE;
 }

@@ -66,7 +66,7 @@ format_system_line (VsmDbusDevice *d)
   const char *const *mounts = vsm_dbus_device_get_mount_points (d);
   gboolean mounted = mounts && mounts[0];
   guint64 writes = writes_in_flight (vsm_dbus_device_get_bdi (d));
-  g_autofree char *dirty = NULL, *writeback = NULL;
+  g_autofree char *dirty = NULL, *writeback = NULL, *n = NULL;
   g_autofree char *line = NULL;
   gboolean clean;
 
@@ -74,13 +74,13 @@ format_system_line (VsmDbusDevice *d)
   clean = di.valid && di.dirty_bytes + di.writeback_bytes == 0 && writes == 0;
   dirty = vsm_format_bytes (di.dirty_bytes);
   writeback = vsm_format_bytes (di.writeback_bytes);
+  n = g_strdup_printf ("%" G_GUINT64_FORMAT, writes);
   line = g_strdup_printf (
-    _ ("%s  %s  %s dirty + %s in writeback %s, %" G_GUINT64_FORMAT " writes in flight to the "
-       "drive  %s"),
+    _ ("%s  %s  %s dirty + %s in writeback %s, %s writes in flight to the drive  %s"),
     vsm_dbus_device_get_device (d), vsm_dbus_device_get_class (d), dirty, writeback,
     di.per_device ? _ ("on this drive")
                   : _ ("system-wide (no per-drive figure: debugfs is not mounted)"),
-    writes,
+    n,
     clean     ? (mounted ? _ ("safe once ejected") : _ ("safe to unplug"))
     : mounted ? _ ("safe once ejected")
               : _ ("keep it plugged in"));
