@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vfat-smart-cli.h"
+#include "vsm-display.h"
 #include "vsm-mount.h"
 #include "vsm-policy.h"
 
@@ -165,9 +166,9 @@ add_policy_json (JsonBuilder *b, VsmDbusDevice *d)
 
       json_builder_begin_object (b);
       vsm_json_member_string (b, "key", r->key);
-      vsm_json_member_string (b, "value", r->value);
+      vsm_json_member_setting (b, "value", r->value);
       vsm_json_member_string (b, "origin", r->origin);
-      vsm_json_member_string (b, "your_value", r->own);
+      vsm_json_member_setting (b, "your_value", r->own);
       vsm_json_member_string (b, "not_in_force", r->not_in_force);
       json_builder_end_object (b);
     }
@@ -394,7 +395,10 @@ cli_status (int argc, char **argv)
              kernel->has_strict_limit ? _ ("available") : _ ("unavailable (needs 6.2)"),
              vsm_flush_fix_to_string (kernel->flush_fix));
   if (status->entries->len == 0 && bdi)
-    g_print (_ ("%s is not managed by vfat-smart.\n"), argv[1]);
+    {
+      g_autofree char *shown = vsm_sanitize_for_display (argv[1]);
+      g_print (_ ("%s is not managed by vfat-smart.\n"), shown);
+    }
   else if (status->entries->len == 0)
     g_print (_ ("No drives are managed by vfat-smart.\n"));
   for (guint i = 0; i < status->entries->len; i++)

@@ -7,6 +7,7 @@
 #include "vsmd-device.h"
 #include "vsmd-error.h"
 #include "vsmd-generated.h"
+#include "vsmd-limits.h"
 #include "vsmd-options.h"
 #include "vsmd-pacer.h"
 
@@ -894,7 +895,7 @@ on_apply (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
 {
   g_auto (VsmdAuthTarget) t = { 0 };
 
-  if (refuse_when_stopping (d, inv))
+  if (refuse_when_stopping (d, inv) || !vsmd_limits_take_call (inv))
     return TRUE;
   auth_target (d, &t);
   vsmd_bouncer_check (d->bouncer, inv, &t, do_apply, g_object_ref (d), g_object_unref);
@@ -906,7 +907,7 @@ on_restore (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
 {
   g_auto (VsmdAuthTarget) t = { 0 };
 
-  if (refuse_when_stopping (d, inv))
+  if (refuse_when_stopping (d, inv) || !vsmd_limits_take_call (inv))
     return TRUE;
   auth_target (d, &t);
   vsmd_bouncer_check (d->bouncer, inv, &t, do_restore, g_object_ref (d), g_object_unref);
@@ -955,9 +956,17 @@ static gboolean
 on_set_options (VsmDbusDevice *s, GDBusMethodInvocation *inv, GVariant *options, VsmdDevice *d)
 {
   g_auto (VsmdAuthTarget) t = { 0 };
+  g_autoptr (GError) error = NULL;
 
-  if (refuse_when_stopping (d, inv))
+  if (refuse_when_stopping (d, inv) || !vsmd_limits_take_call (inv))
     return TRUE;
+  /* bounded before anyone is asked: nothing oversized is logged or kept */
+  if (!vsmd_limits_check_options (options, &error))
+    {
+      g_message ("%s: SetOptions refused: %s", d->bdi, error->message);
+      g_dbus_method_invocation_return_gerror (inv, error);
+      return TRUE;
+    }
   auth_target (d, &t);
   vsmd_bouncer_check_as (d->bouncer, inv, &t, do_set_options, g_object_ref (d), g_object_unref);
   return TRUE;
