@@ -13,6 +13,7 @@
 #include "vsm-drive-history.h"
 #include "vsm-learn.h"
 #include "vsm-mount.h"
+#include "vsm-truth.h"
 #include "vsm-pace.h"
 #include "vsm-paths.h"
 #include "vsm-user-options.h"
@@ -226,13 +227,31 @@ reset_limits (VsmdDevice *d, guint64 start_bandwidth, guint64 cap_in_force)
   vsm_learn_set_limits (d->learn, &d->limits, cap_in_force);
 }
 
+/* FlushMode: what the mount really has (a client may have asked for
+ * flush, exFAT has none), not only what the record planned. state: NULL
+ * for the record; mounts: NULL to read them. */
+static void
+publish_flush_mode (VsmdDevice *d, const VsmState *state, GPtrArray *mounts)
+{
+  g_autoptr (VsmState) loaded = state ? NULL : vsm_state_load (d->bdi, NULL);
+  g_autoptr (VsmFlushTruth) t = NULL;
+  const char *was = vsm_dbus_device_get_flush_mode (d->skeleton);
+
+  if (state == NULL && (state = loaded) == NULL)
+    return;
+  t = vsm_flush_truth_for_state (state, mounts);
+  if (t->reason != NULL && g_strcmp0 (was, t->mode) != 0)
+    g_message ("%s: flush mode %s, planned %s: %s", d->bdi, t->mode, t->planned, t->reason);
+  vsm_dbus_device_set_flush_mode (d->skeleton, t->mode);
+}
+
 static void
 publish_state (VsmdDevice *d, const VsmState *s)
 {
   vsm_dbus_device_set_device (d->skeleton, s->disk_node ? s->disk_node : "");
   vsm_dbus_device_set_bdi (d->skeleton, s->bdi);
   vsm_dbus_device_set_class (d->skeleton, s->class_name ? s->class_name : "unknown");
-  vsm_dbus_device_set_flush_mode (d->skeleton, s->flush_mode ? s->flush_mode : "");
+  publish_flush_mode (d, s, NULL);
   vsm_dbus_device_set_cap_bytes (d->skeleton, s->cap_bytes);
   d->uses_global = s->uses_global;
   d->pace_class = s->pace_writeback;
@@ -599,6 +618,7 @@ vsmd_device_set_mount_points (VsmdDevice *d, const char *const *mount_points)
     owner = vsmd_options_mount_point_owner (mount_points);
   vsm_dbus_device_set_mount_points (d->skeleton, mount_points);
   vsm_dbus_device_set_mounted_by (d->skeleton, owner);
+  publish_flush_mode (d, NULL, mounts);
   set_mounted (d, mount_points[0] != NULL);
   follow_mount (d, owner, mount_points);
   if (vsmd_options_global_due (d->device_cap, d->mounted, &d->global_for_mounted))
