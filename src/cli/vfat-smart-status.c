@@ -283,6 +283,10 @@ print_entry (const VsmStatusEntry *e, VsmDbusManager *daemon)
       cli_field ("", "%s", truth->reason);
     }
   cli_field (_ ("  Safety"), "%s", truth->safety ? truth->safety : e->safety_note);
+  if (truth->strict_limit_dropped)
+    cli_field (_ ("  Fallback"),
+               _ ("strict_limit dropped by vfat-smartd: writers were throttled with no writeback "
+                  "under way (see Why); max_bytes stays"));
 
   if (e->mounts->len == 0)
     cli_field (_ ("  Mounts"), _ ("not mounted"));

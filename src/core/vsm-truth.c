@@ -151,6 +151,14 @@ vsm_state_has_device_cap (const VsmState *s)
 }
 
 gboolean
+vsm_state_strict_limit_on (const VsmState *s)
+{
+  const VsmKnobRecord *strict = knob_record (s, "strict_limit");
+
+  return strict != NULL && g_strcmp0 (strict->applied, "1") == 0;
+}
+
+gboolean
 vsm_state_strict_limit_dropped (const VsmState *s)
 {
   const VsmKnobRecord *strict = knob_record (s, "strict_limit");

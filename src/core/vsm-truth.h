@@ -41,6 +41,8 @@ VsmFlushTruth *vsm_flush_truth_for_state (const VsmState *state, GPtrArray *moun
 
 /* the record's per-device cap: max_bytes or strict_limit=1 applied */
 gboolean vsm_state_has_device_cap (const VsmState *state);
+/* the record has strict_limit=1 applied */
+gboolean vsm_state_strict_limit_on (const VsmState *state);
 /* the record's strict_limit was set to 0 under a dirty cap (only
  * vfat-smartd's stall fallback does that) */
 gboolean vsm_state_strict_limit_dropped (const VsmState *state);
