@@ -93,7 +93,7 @@ excl=$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL="\(.*\)"$/\1/p' "$CONF" | sed 's/\\\\/\
 check "dkms.conf has BUILD_EXCLUSIVE_KERNEL" '[ -n "$excl" ]'
 check "BUILD_EXCLUSIVE_KERNEL takes 6.1 and 6.12 kernels" '[[ 6.1.0-57-amd64 =~ $excl ]] && [[ 6.12.117+deb12-amd64 =~ $excl ]]'
 check "BUILD_EXCLUSIVE_KERNEL refuses other series" '! [[ 6.13.2-amd64 =~ $excl ]] && ! [[ 6.10.1 =~ $excl ]] && ! [[ 7.2.12 =~ $excl ]]'
-check "dkms.conf fetches a matching source" 'grep -q "^PRE_BUILD=\"dkms-prepare --fetch " "$CONF"'
+check "dkms.conf fetches a matching source, and PRE_BUILD skips (77) rather than fails" 'grep -q "^PRE_BUILD=\"dkms-prepare --dkms --fetch " "$CONF"'
 
 echo "1..$n"
 [ $failed = 0 ]
