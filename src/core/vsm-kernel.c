@@ -133,6 +133,56 @@ probe_flush_fix (VsmKernel *k, VsmFlushFix override)
   k->flush_fix_reason = g_strdup (_ ("the fat module is not loaded"));
 }
 
+/* Declared here until vsm-kernel.h carries it (self-contained: strings in, strings out). */
+gboolean vsm_flush_fix_marker_stale (const char *module_version, const char *proc_version,
+                                     char **built_from, char **running);
+
+/* the Debian version after "key" in "text" (its last occurrence), or NULL */
+static char *
+debian_version_after (const char *text, const char *key)
+{
+  const char *p = NULL, *q;
+  gsize n;
+
+  for (q = text; (q = strstr (q, key)) != NULL; q++)
+    p = q;
+  if (p == NULL)
+    return NULL;
+  p += strlen (key);
+  n = strspn (p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.+~:-");
+  if (n == 0 || !g_ascii_isdigit (p[0]) || (p[n] != '\0' && !g_ascii_isspace (p[n])))
+    return NULL;
+  return g_strndup (p, n);
+}
+
+/* Whether the loaded patched fat module is stale: built from another kernel source than
+ * the running kernel's. module_version: /sys/module/fat/version, whose marker
+ * "PKGVER-vfat-smart-flushfix-VARIANT/src=SRCVER" (kernel/dkms/Kbuild) names the Debian
+ * version of the source it was built from; proc_version: /proc/version, where Debian's
+ * kernels end with "Debian VERSION (DATE)", the version of the image package. After an
+ * update of the kernel package that keeps the release name, dkms (before 3.1) does not
+ * rebuild, and the module built from the old source keeps loading into the new kernel.
+ * TRUE only when both versions are known and differ; built_from and running (optional)
+ * get what was found (NULL when unknown). */
+gboolean
+vsm_flush_fix_marker_stale (const char *module_version, const char *proc_version, char **built_from,
+                            char **running)
+{
+  g_autofree char *built = NULL, *run = NULL;
+  gboolean stale;
+
+  if (module_version != NULL && strstr (module_version, VSM_FLUSH_FIX_MARKER "-") != NULL)
+    built = debian_version_after (strstr (module_version, VSM_FLUSH_FIX_MARKER "-"), "/src=");
+  if (proc_version != NULL)
+    run = debian_version_after (proc_version, " Debian ");
+  stale = built != NULL && run != NULL && strcmp (built, run) != 0;
+  if (built_from != NULL)
+    *built_from = g_steal_pointer (&built);
+  if (running != NULL)
+    *running = g_steal_pointer (&run);
+  return stale;
+}
+
 VsmKernel *
 vsm_kernel_probe (const char *bdi, VsmFlushFix override)
 {
