@@ -120,7 +120,9 @@ mk_deb() {   # DEBVERSION INODE.C NAME-FOR-APT-VERSION
 (mkdir -p "$T/fx/fs/fat" && cp "$INODE" "$T/fx/fs/fat/inode.c" && cd "$T/fx" && patch -s -p1 < "$(ls "$ROOT"/kernel/0001-*.patch)")
 for k in "${KERNELS[@]}"; do
   read -r kver img src <<< "$k"
-  mkdir -p "/lib/modules/$kver/build/include" "/lib/modules/$kver/kernel"
+  mkdir -p "/lib/modules/$kver/build/include/generated" "/lib/modules/$kver/kernel"
+  : > "/lib/modules/$kver/build/include/generated/utsrelease.h"
+  : > "/lib/modules/$kver/kernel/modules.placeholder"   # (dkms 3.2 deletes empty dirs there)
   printf 'modules:\n\t@echo "fake headers: nothing is built" >&2; exit 1\n' > "/lib/modules/$kver/build/Makefile"
   [ "$img" = - ] || echo "$kver $img" >> "$STUB/img/list"
   case $src in
@@ -194,6 +196,33 @@ check "supported ($kver): dkms builds (fails only in make: fake headers; exit $r
 check "supported: PRE_BUILD applied the patch to fs/fat of linux-source-6.12 $img" '[ "$(grep -c "fat_flush_inode(i[12])" $B/inode.c)" = 2 ]'
 check "supported: the module version names the package and the source version" 'grep -qx "VSM_PACKAGE_VERSION := $V" $B/vsm-variant.mk && grep -qx "VSM_SOURCE_VERSION := $img" $B/vsm-variant.mk'
 check "the cache keeps fs/fat of the installed images' sources only, no .deb" '[ -f /var/cache/vfat-smart-flushfix/fs-fat/linux-source-6.12_$img/fs/fat/inode.c ] && [ -z "$(find /var/cache/vfat-smart-flushfix -name "*.deb" -o -name "*.tar.*")" ]'
+
+# an update of the kernel package that keeps the release name: the kernel's preinst hooks
+# must remove the module built from the old source, so that the postinst rebuilds it
+# (dkms 3.2: its own preinst.d/dkms; 3.0: vfat-smart-dkms's preinst.d/vfat-smart-flushfix)
+A=$(uname -m)
+D=/var/lib/dkms/vfat-smart-flushfix
+rm -rf "$D/$V/build"
+mkdir -p "$D/$V/$kver/$A/module" "$D/$V/$kver/$A/log" "/lib/modules/$kver/updates/dkms"
+for m in fat vfat; do
+  echo old > "$D/$V/$kver/$A/module/$m.ko"
+  echo old > "/lib/modules/$kver/updates/dkms/$m.ko"
+done
+ln -sfn "$D/$V/$kver/$A" "$D/kernel-$kver-$A"
+dkms status -k "$kver" > "$T/log" 2>&1
+check "(the module of the old source is installed for $kver)" 'grep -q "$kver.*installed" "$T/log"'
+mkdir -p /etc/kernel/preinst.d "$T/preinst.d"
+cp "$ROOT/kernel/dkms/preinst.d/vfat-smart-flushfix" /etc/kernel/preinst.d/
+cp /etc/kernel/preinst.d/* "$T/preinst.d/"
+run-parts --report --exit-on-error --arg="$kver" --arg="/boot/vmlinuz-$kver" "$T/preinst.d" > "$T/log" 2>&1
+rc=$?
+check "in-place update: the kernel's preinst hooks succeed (exit $rc)" '[ $rc = 0 ]'
+check "in-place update: they removed the module built from the old source" '[ ! -e "$D/$V/$kver" ] && [ ! -e "/lib/modules/$kver/updates/dkms/fat.ko" ]'
+run-parts --report --exit-on-error --arg="$kver" --arg="/boot/vmlinuz-$kver" "$T/postinst.d" > "$T/log" 2>&1
+check "in-place update: the postinst's autoinstall builds it again (fails only in make: fake headers)" 'grep -q "fake headers: nothing is built" "$D/$V/build/make.log"'
+run-parts --report --exit-on-error --arg=6.12.117+deb12-amd64 --arg=/boot/vmlinuz-6.12.117+deb12-amd64 "$T/preinst.d" > "$T/log" 2>&1
+rc=$?
+check "a kernel nothing was built for: the preinst hooks succeed (exit $rc)" '[ $rc = 0 ]'
 dkms status > "$T/log" 2>&1
 check "dkms status still works (exit $?)" '[ $? = 0 ]'
 exit 0

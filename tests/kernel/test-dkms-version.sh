@@ -35,11 +35,13 @@ while read -r v s; do
 done <<< "$TABLE"
 check "the table's versions only go up" '[ $up = 1 ]'
 check "no two versions have the same patch" '[ "$(cut -d" " -f2 <<< "$TABLE" | sort | uniq -d)" = "" ]'
-paths=$(grep -o 'usr/src/[^ ]*' "$INSTALL" | cut -d/ -f3 | sort -u)
+paths=$(grep -o ' usr/src/[^ ]*' "$INSTALL" | cut -d/ -f3 | sort -u)
 check "debian/vfat-smart-dkms.install installs into /usr/src/vfat-smart-flushfix-$V ($paths)" '[ "$paths" = "vfat-smart-flushfix-$V" ]'
 all=1
 for f in Kbuild vsm-version.c dkms-prepare; do grep -q "^kernel/dkms/$f usr/src/vfat-smart-flushfix-$V/" "$INSTALL" || all=0; done
 check "debian/vfat-smart-dkms.install installs all of kernel/dkms's build files" '[ $all = 1 ]'
+check "debian/vfat-smart-dkms.install installs the kernel preinst hook" 'grep -q "^kernel/dkms/preinst.d/vfat-smart-flushfix etc/kernel/preinst.d/$" "$INSTALL"'
+check "debian/vfat-smart-dkms.postrm removes the cache on purge" 'grep -q "rm -rf /var/cache/vfat-smart-flushfix" "$ROOT/debian/vfat-smart-dkms.postrm" && grep -q "#DEBHELPER#" "$ROOT/debian/vfat-smart-dkms.postrm"'
 check "the dkms.conf shell is valid bash" 'bash -n "$CONF"'
 echo "1..$n"
 [ $failed = 0 ]
