@@ -30,11 +30,11 @@ if [ "${VSM_IN_NS:-}" != 1 ]; then
   # root: in a user namespace the overlays' lower dirs belong to an unmapped root and
   # dkms cannot write its tree (seen: "No write access to DKMS tree")
   [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP needs root (a mount namespace with overlays on /usr/lib, /etc, /var/lib, ...)"; exit 0; }
-  flavours=(host)
+  flavours=(host) note=
   if trixie=$("$ROOT/tests/kernel/fetch-dkms-deb" trixie "$DEBS" 2> /dev/null); then
     flavours+=("$trixie")
   else
-    echo "# Debian 13's dkms .deb could not be fetched (offline?): only this machine's dkms"
+    note="# Debian 13's dkms .deb could not be fetched (offline?): only this machine's dkms"
   fi
   us=()
   if ! unshare -m --propagation private true 2> /dev/null; then
@@ -51,6 +51,7 @@ if [ "${VSM_IN_NS:-}" != 1 ]; then
   fi
   rm -rf "$o"
   echo "TAP version 13"
+  [ -z "$note" ] || echo "$note"
   n=0 failed=0
   for f in "${flavours[@]}"; do
     out=$(VSM_IN_NS=1 unshare "${us[@]}" -m --propagation private "$0" "$ROOT" "$f" "$n" 2>&1)
