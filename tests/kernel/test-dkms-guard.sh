@@ -141,7 +141,7 @@ EOF
 # the installed kernel images, for pruning: $STUB/images ("VERSION" lines)
 cat > "$STUB/bin/dpkg-query" << EOF
 #!/bin/bash
-case "\$*" in *linux-image-\[0-9\]*) sed 's/^/installed /' "$STUB/images"; exit 0 ;; esac
+case "\$*" in *linux-image-\[0-9\]*) sed 's/^/installed /' "$STUB/images"; sed 's/^/config-files /' "$STUB/removed" 2> /dev/null; sed 's/^/unpacked /' "$STUB/unpacked" 2> /dev/null; exit 0 ;; esac
 exec /usr/bin/dpkg-query "\$@"
 EOF
 chmod +x "$STUB/bin/"*
@@ -177,9 +177,14 @@ check "the cached fs/fat is used again without a download" '[ $rc = 0 ] && [ "$(
 rc=0; PATH=$STUB/bin:$PATH VSM_FLUSHFIX_CACHE=$TMP/cache "$PREP" --patch "$PATCH" --fetch --check \
   --image-version 6.12.119-1~deb12u1 6.12.999-vsmtest > "$TMP/out" 2> "$TMP/err" || rc=$?
 check "--check: the same decision, nothing written" '[ $rc = 0 ] && [ ! -e "$TMP/f6" ]'
+mkdir -p "$TMP/cache/fs-fat/linux-source-6.12_6.12.121-1~deb12u1/fs/fat"
 echo 6.12.117-1~deb12u1 > "$STUB/images"
+echo 6.12.119-1~deb12u1 > "$STUB/removed"
+echo 6.12.121-1~deb12u1 > "$STUB/unpacked"
 rc=0; PATH=$STUB/bin:$PATH VSM_FLUSHFIX_CACHE=$TMP/cache "$PREP" --prune 2> "$TMP/err" || rc=$?
-check "--prune: once its image is removed, a source goes" '[ $rc = 0 ] && [ ! -e "$TMP/cache/fs-fat/linux-source-6.12_6.12.119-1~deb12u1" ] && [ -d "$TMP/cache/fs-fat/linux-source-6.12_6.12.117-1~deb12u1" ]'
+check "--prune: once its image is removed (config-files), a source goes" '[ $rc = 0 ] && [ ! -e "$TMP/cache/fs-fat/linux-source-6.12_6.12.119-1~deb12u1" ] && [ -d "$TMP/cache/fs-fat/linux-source-6.12_6.12.117-1~deb12u1" ]'
+check "--prune: the source of an image unpacked in the middle of its upgrade stays" '[ -d "$TMP/cache/fs-fat/linux-source-6.12_6.12.121-1~deb12u1" ]'
+rm -f "$STUB/removed" "$STUB/unpacked"
 : > "$STUB/images"
 rc=0; PATH=$STUB/bin:$PATH VSM_FLUSHFIX_CACHE=$TMP/cache "$PREP" --prune 2> "$TMP/err" || rc=$?
 check "--prune: when dpkg knows no kernel image, nothing is pruned" '[ $rc = 0 ] && [ -d "$TMP/cache/fs-fat/linux-source-6.12_6.12.117-1~deb12u1" ]'
