@@ -431,6 +431,8 @@ cli_status (int argc, char **argv)
              kernel->release ? kernel->release : "?",
              kernel->has_strict_limit ? _ ("available") : _ ("unavailable (needs 6.2)"),
              vsm_flush_fix_to_string (kernel->flush_fix));
+  if (kernel->flush_fix_stale != NULL)
+    cli_field (_ ("Stale module"), "%s", kernel->flush_fix_stale);
   if (status->entries->len == 0 && bdi)
     {
       g_autofree char *shown = vsm_sanitize_for_display (argv[1]);
