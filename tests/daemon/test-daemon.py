@@ -550,7 +550,7 @@ class TestDaemon(unittest.TestCase):
         wait_for(lambda: status()["strict_limit_dropped"], timeout=10, what="the record")
         dev = status()
         self.assertTrue(dev["strict_limit_dropped"])
-        self.assertEqual(dev["knobs"]["strict_limit"]["applied"], "0")
+        self.assertEqual(dev["knobs"]["strict_limit"]["applied"], 0)
         self.assertTrue(any("strict_limit dropped" in x for x in dev["reasons"]), dev["reasons"])
         r = self.cli("status")
         self.assertIn("strict_limit dropped by vfat-smartd", r.stdout)
@@ -1049,10 +1049,20 @@ class TestDaemon(unittest.TestCase):
             [sys.executable, "-m", "dbusmock", "--template", "notification_daemon"],
             stdout=subprocess.DEVNULL, env=env)
         self.addCleanup(lambda: (notifyd.terminate(), notifyd.wait()))
-        self.session = Gio.DBusConnection.new_for_address_sync(
-            self.session_address,
-            Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
-            | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        # the socket exists from bind(), before dbus-daemon listens on it
+        conn = []
+
+        def connected():
+            try:
+                conn.append(Gio.DBusConnection.new_for_address_sync(
+                    self.session_address,
+                    Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
+                    | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None))
+            except GLib.Error:
+                return False
+            return True
+        wait_for(connected, what="the session bus to listen")
+        self.session = conn[0]
         self.addCleanup(lambda: self.session.close_sync(None))
 
         def has_notifyd():
