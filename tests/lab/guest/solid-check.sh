@@ -12,13 +12,14 @@
 # Evidence in $LAB_OUT/solid-FS.txt. Ends with "KERNEL: N passed, N failed".
 set -u
 . "${LAB_SCRIPT_DIR:?the driver sets LAB_SCRIPT_DIR}/check-lib.sh"
+. "$LAB_SCRIPT_DIR/solid-lib.sh"   # LAB_SOLID_LIB (a patched Solid), LAB_SOLID_NO_RULE
 
 W=$(mktemp -d)
 chmod 755 "$W"
 # solid-hardware5 as labuser in a session bus of its own (what a desktop session has)
 solid() {
   lab_as_user env HOME=/home/labuser XDG_RUNTIME_DIR="$W/xdg" QT_QPA_PLATFORM=offscreen \
-    dbus-run-session -- solid-hardware5 "$@"
+    dbus-run-session -- env "${solid_ld[@]}" solid-hardware5 "$@"
 }
 mkdir -p "$W/xdg"; chown labuser "$W/xdg"; chmod 700 "$W/xdg"
 # the options of PART's mount from mountinfo: per-mount options and the super options
@@ -31,12 +32,17 @@ lab_polkit_allow_user
 daemon_log_to_lab_out
 check "D-Bus activation starts the daemon" wait_until 30 in_list ""
 check "solid-hardware5 is installed (libkf5solid-bin)" test -x /usr/bin/solid-hardware5
+solid_prepare "$LAB_OUT/solid-setup.txt"
 d=$(lab_hotplug) || { fail "hotplug"; finish; }
 part=${d}1
 bdi=$(cat "/sys/block/${d#/dev/}/dev")
 path=/org/vfatsmart/VfatSmart1/devices/${bdi/:/_}
 echo "   hotplugged $d ($bdi)"
-check "the daemon lists the stick" wait_until 30 in_list "$path"
+if [ "${LAB_SOLID_NO_RULE:-}" = 1 ]; then
+  echo "   vfat-smart's rule is masked: the daemon is not asked about the stick"
+else
+  check "the daemon lists the stick" wait_until 30 in_list "$path"
+fi
 
 # FS: vfat, then exfat (mkfs.exfat on the same partition)
 solid_round() {
@@ -69,6 +75,10 @@ solid_round() {
   check "$fs: mounted for labuser (uid=1000)" grep -q 'uid=1000' <<< "$opts"
   grep -qw flush <<< "${opts//,/ }" && flushed=1 || flushed=0
   echo "   the mount has flush: $([ $flushed = 1 ] && echo yes || echo no) ($fs)" | tee -a "$out"
+  if [ "$fs" = vfat ] && [ -n "${LAB_SOLID_EXPECT_FLUSH:-}" ]; then
+    check "$fs: the mount has flush: $([ $flushed = 1 ] && echo yes || echo no), expected ${LAB_SOLID_EXPECT_FLUSH}" \
+      [ "$([ $flushed = 1 ] && echo yes || echo no)" = "$LAB_SOLID_EXPECT_FLUSH" ]
+  fi
   local key=UDISKS_MOUNT_OPTIONS_$(tr a-z A-Z <<< "$fs")_DEFAULTS defaults
   defaults=$(udevadm info -q property "$part" | sed -n "s/^$key=//p")
   echo "   udev: VFAT_SMART_FLUSH_MODE=$(udevadm info -q property "$d" | sed -n 's/^VFAT_SMART_FLUSH_MODE=//p') $key=$defaults" | tee -a "$out"
@@ -105,6 +115,7 @@ solid_round() {
 
 bdi1=$(cat "/sys/class/block/${part#/dev/}/dev")
 solid_round vfat
+[ "${LAB_SOLID_VFAT_ONLY:-}" = 1 ] && { lab_unplug > /dev/null 2>&1; finish; }
 
 # the same partition as exFAT: a new file system, a change event, udisks sees it
 wipefs -q -a "$part"
