@@ -112,7 +112,7 @@ trim_history (const char *path)
   n = g_strv_length (lines);
   from = n > HISTORY_KEEP_LINES ? n - HISTORY_KEEP_LINES : 0;
   kept = g_strjoinv ("\n", lines + from);
-  g_file_set_contents_full (path, kept, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, NULL);
+  (void)vsm_write_file_atomic (path, kept, strlen (kept), 0644, FALSE, NULL);
 }
 
 gboolean

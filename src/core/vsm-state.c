@@ -265,7 +265,7 @@ write_atomic (const char *name, const char *data, gsize len, GError **error)
     return FALSE;
   /* temp file + fsync + rename(): a symlink at path is replaced, never
    * followed, and a crash leaves the old file or the new one */
-  if (!g_file_set_contents_full (path, data, len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local))
+  if (!vsm_write_file_atomic (path, data, len, 0644, FALSE, &local))
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("cannot write %s: %s"), path,
                    local->message);
