@@ -502,6 +502,57 @@ test_history (void)
   vsm_paths_set_root (VSM_ROOT_STATE, NULL);
 }
 
+/* The unmount log hard-linked to another file, writable by others, or
+ * another user's: nothing is appended (to the other file above all). */
+static void
+test_history_hostile_log (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("vsm-history-XXXXXX", NULL);
+  g_autofree char *log = g_build_filename (dir, "unmounts.log", NULL);
+  g_autofree char *other = g_build_filename (dir, "other", NULL);
+  g_autofree char *text = NULL;
+  VsmUnmountRecord r = { "8:16", "/media/x", 1700000000000000, 1.5, 4096, TRUE };
+  g_autoptr (GError) error = NULL;
+
+  vsm_paths_set_root (VSM_ROOT_STATE, dir);
+  g_assert_true (g_file_set_contents (other, "precious\n", -1, NULL));
+  g_assert_cmpint (chmod (other, 0644), ==, 0);
+  g_assert_cmpint (link (other, log), ==, 0);
+  g_assert_false (vsm_history_append_unmount (&r, &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+  g_clear_error (&error);
+  g_assert_true (g_file_get_contents (other, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "precious\n");
+  g_clear_pointer (&text, g_free);
+  g_assert_cmpint (g_unlink (log), ==, 0);
+
+  /* writable by others */
+  g_assert_true (g_file_set_contents (log, "", -1, NULL));
+  g_assert_cmpint (chmod (log, 0666), ==, 0);
+  g_assert_false (vsm_history_append_unmount (&r, &error));
+  g_clear_error (&error);
+  g_assert_true (g_file_get_contents (log, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "");
+  g_clear_pointer (&text, g_free);
+  g_assert_cmpint (g_unlink (log), ==, 0);
+
+  /* a symlink to the other file */
+  g_assert_cmpint (symlink (other, log), ==, 0);
+  g_assert_false (vsm_history_append_unmount (&r, &error));
+  g_clear_error (&error);
+  g_assert_true (g_file_get_contents (other, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "precious\n");
+  g_assert_cmpint (g_unlink (log), ==, 0);
+
+  /* and an ordinary one is appended to, 0644 */
+  g_assert_true (vsm_history_append_unmount (&r, &error));
+  g_assert_no_error (error);
+  g_unlink (log);
+  g_unlink (other);
+  g_rmdir (dir);
+  vsm_paths_set_root (VSM_ROOT_STATE, NULL);
+}
+
 static void
 test_options_merge (void)
 {
@@ -850,6 +901,7 @@ main (int argc, char **argv)
   g_test_add_func ("/state/hostile-files", test_state_hostile_files);
   g_test_add_func ("/state/knob-paths", test_state_knob_paths);
   g_test_add_func ("/history/unmounts", test_history);
+  g_test_add_func ("/history/unmounts-hostile-log", test_history_hostile_log);
   g_test_add_func ("/mount/options-merge", test_options_merge);
   g_test_add_func ("/mount/helper-args", test_mount_args);
   g_test_add_func ("/mount/umount-helper-args", test_umount_args);
