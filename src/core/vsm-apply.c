@@ -40,6 +40,7 @@ struct _VsmApply
   gboolean plan_uses_global;
   gboolean global_saved; /* this transaction wrote global.state */
   gboolean defer_global; /* the plan's vm.* knobs wait for a mount */
+  gboolean was_pending;  /* an interrupted apply was undone first */
   GPtrArray *undo;       /* Undo*, in the order written */
   GPtrArray *unset;      /* char*: knobs of previous this plan drops */
 };
@@ -481,7 +482,10 @@ load_previous (VsmApply *txn, const VsmDevice *d, GError **error)
       return FALSE;
     }
   if (s->pending)
-    return recover_pending (s, error);
+    {
+      txn->was_pending = TRUE;
+      return recover_pending (s, error);
+    }
   if (g_strcmp0 (s->disk_syspath, d->disk_syspath) != 0)
     return restore_locked (s, FALSE, NULL, error); /* numbers of a disk that went */
   txn->previous = g_steal_pointer (&s);
@@ -519,7 +523,7 @@ vsm_apply_begin (const VsmDevice *d, const VsmPlan *plan, const VsmApplyOptions 
       txn_free (txn);
       return NULL;
     }
-  if (options && options->only_if_recorded && txn->previous == NULL)
+  if (options && options->only_if_recorded && txn->previous == NULL && !txn->was_pending)
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED,
                    _ ("%s: no longer managed (restored meanwhile): not applied"), d->bdi);
