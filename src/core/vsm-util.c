@@ -102,10 +102,10 @@ fault_injected (void)
 }
 
 static gboolean
-set_file_error (GError **error, int errsv, const char *what, const char *path)
+set_file_error (GError **error, int errsv, const char *path)
 {
-  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errsv), _ ("Failed to %s “%s”: %s"),
-               what, path, g_strerror (errsv));
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errsv), _ ("cannot write %s: %s"),
+               path, g_strerror (errsv));
   return FALSE;
 }
 
@@ -119,7 +119,7 @@ vsm_write_file_atomic (const char *path, const char *data, gsize len, mode_t mod
   int errsv;
 
   if (fd < 0)
-    return set_file_error (error, errno, "create file", tmp);
+    return set_file_error (error, errno, tmp);
   if (fchmod (fd, mode) != 0)
     goto fail;
   while (done < len)
@@ -162,7 +162,7 @@ fail:
   if (fd >= 0)
     close (fd);
   (void)unlink (tmp);
-  return set_file_error (error, errsv, "write file", tmp);
+  return set_file_error (error, errsv, tmp);
 }
 
 gboolean
