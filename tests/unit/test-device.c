@@ -137,6 +137,9 @@ fixture_setup (Fixture *fx, gconstpointer data)
   fx->client = g_udev_client_new (NULL);
   fx->state_dir = g_dir_make_tmp ("vsm-dev-XXXXXX", NULL);
   vsm_paths_set_root (VSM_ROOT_STATE, fx->state_dir);
+  /* the testbed's /sys, named as a root of the test's own: the knobs there
+   * need no root (the package build runs this suite as a user) */
+  vsm_paths_set_root (VSM_ROOT_SYSFS, "/sys");
   fx->node = find_node (c, c->kind, c->index);
   g_assert_nonnull (fx->node);
   fx->bdi_syspath = find_node (c, "bdi", c->index);
@@ -155,6 +158,7 @@ fixture_teardown (Fixture *fx, gconstpointer data)
     }
   g_rmdir (fx->state_dir);
   vsm_paths_set_root (VSM_ROOT_STATE, NULL);
+  vsm_paths_set_root (VSM_ROOT_SYSFS, NULL);
   g_free (fx->state_dir);
   g_free (fx->node);
   g_free (fx->bdi_syspath);
