@@ -750,6 +750,13 @@ job_done (GObject *source, GAsyncResult *res, gpointer data)
     g_signal_emit (d, signals[SIGNAL_RECORD_GONE], 0);
 }
 
+void
+vsmd_device_finish_pending (VsmdDevice *d)
+{
+  g_message ("%s: an apply did not finish; finishing it before managing the drive", d->bdi);
+  start_job (d, FALSE, NULL);
+}
+
 /* inv may be NULL (the daemon's own re-apply) */
 static void
 start_job (VsmdDevice *d, gboolean restore, GDBusMethodInvocation *inv)
