@@ -82,7 +82,9 @@ solid_round() {
   local key=UDISKS_MOUNT_OPTIONS_$(tr a-z A-Z <<< "$fs")_DEFAULTS defaults
   defaults=$(udevadm info -q property "$part" | sed -n "s/^$key=//p")
   echo "   udev: VFAT_SMART_FLUSH_MODE=$(udevadm info -q property "$d" | sed -n 's/^VFAT_SMART_FLUSH_MODE=//p') $key=$defaults" | tee -a "$out"
-  if [ $flushed = 1 ] && ! grep -qw flush <<< "${defaults//,/ }"; then
+  if [ -z "$defaults" ]; then
+    echo "   no $key for this drive: udisks' built-in defaults apply (for vfat they have flush)" | tee -a "$out"
+  elif [ $flushed = 1 ] && ! grep -qw flush <<< "${defaults//,/ }"; then
     echo "   flush came from the client: udisks' defaults for this drive have none" | tee -a "$out"
   fi
   # the daemon follows udisks' mount
