@@ -266,6 +266,8 @@ def stick_segment(log_path, start_mark, end_mark, data_offset, settle_window=Fal
             "discontinuities": int(b[5]) - int(a[5]), "data_discontinuities": data_disc,
             "busy_s": round(float(b[6]) - float(a[6]), 3),
             "merges": len(merges), "merge_s": round(sum(merges), 3),
+            # when the drive got its first write (its charge subtracted: when it began)
+            "first_write_s": round(times[0] - charged[0] - t_start, 3) if times else None,
             "elapsed_s": round(float(b[2]) - float(a[2]), 3)}
 
 
