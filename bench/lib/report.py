@@ -352,7 +352,7 @@ def calibration_section(summary):
     L.append("The published numbers (bare metal, Linux 7.2.12, `bench/calibration.json`) against the "
              "lab's models on Linux 7.2 (QEMU TCG): MB/s = the copy's size / cp's time including "
              "close, as the RFC measured. A number is reproduced when the model's median lies in "
-             "the published range, or the model's patched/stock ratio is within 10 % of the "
+             "the published range, or the model's patched/stock ratio is within 10 %% of the "
              "published one. %d of %d reproduced%s." % (
                  len(cal) - len(bad), len(cal),
                  "; not: " + "; ".join("%s %s %s %s (%s)" % (e["model"], e["workload"], e["setup"],
