@@ -182,6 +182,7 @@ add_kernel (JsonBuilder *b, const VsmKernel *k)
   member_strings (b, "bdi_knobs", k->bdi_knobs);
   member_string (b, "flush_fix", vsm_flush_fix_to_string (k->flush_fix));
   member_string (b, "flush_fix_reason", k->flush_fix_reason);
+  member_string (b, "flush_fix_stale", k->flush_fix_stale);
   member_bool (b, "tracefs", k->tracefs);
   member_bool (b, "debugfs_bdi", k->debugfs_bdi);
   json_builder_end_object (b);

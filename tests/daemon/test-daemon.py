@@ -513,6 +513,57 @@ class TestDaemon(unittest.TestCase):
         self.pump(4)
         self.assertEqual(len(self.signals), n, "PropertiesChanged after the data was written")
 
+    def test_writeback_stall_fallback(self):
+        """A writer throttled at the device's threshold with nothing in writeback and no
+        sector written (Linux 7.0's "remove laptop_mode" without its fix): strict_limit is
+        dropped through the recorded apply, max_bytes stays, status says so, restore
+        puts the original back."""
+        node, bdi, path = self.managed_stick()
+        _, disk_sys, _ = self.fixture_nodes("usb-storage-ss-stick")
+        knob = os.path.join(self.root, "sys/class/bdi", bdi)
+
+        def read(name):
+            with open(os.path.join(knob, name)) as f:
+                return f.read().strip()
+        self.assertEqual(read("strict_limit"), "1")
+        max_bytes = read("max_bytes")
+        self.write_stat(disk_sys, 5000, 100)
+        self.start_daemon()
+        # healthy first: throttled, but the flusher writes all the time
+        sectors = 5000
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 6:
+            sectors += 20000
+            self.write_stat(disk_sys, sectors, 100)
+            self.set_stats(bdi, 36000, 4000)
+            self.pump(0.5)
+        self.assertEqual(read("strict_limit"), "1")
+        # stalled: dirty at the threshold (38912 kB), nothing in writeback, nothing written
+        self.set_stats(bdi, 38000, 0)
+        wait_for(lambda: read("strict_limit") == "0", timeout=40, what="strict_limit dropped")
+        self.assertEqual(read("max_bytes"), max_bytes)
+
+        def status():
+            r = self.cli("status", "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return json.loads(r.stdout)["devices"][0]
+        wait_for(lambda: status()["strict_limit_dropped"], timeout=10, what="the record")
+        dev = status()
+        self.assertTrue(dev["strict_limit_dropped"])
+        self.assertEqual(dev["knobs"]["strict_limit"]["applied"], "0")
+        self.assertTrue(any("strict_limit dropped" in x for x in dev["reasons"]), dev["reasons"])
+        r = self.cli("status")
+        self.assertIn("strict_limit dropped by vfat-smartd", r.stdout)
+        # another front end applies the plan again: the daemon drops it again
+        self.set_stats(bdi, 0, 0)
+        r = self.cli("apply", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        wait_for(lambda: read("strict_limit") == "0", timeout=10, what="strict_limit dropped again")
+        self.stop_daemon()
+        r = self.cli("restore", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(read("strict_limit"), "0")  # the fixture's original
+
     def test_watch_and_status(self):
         node, _, _ = self.managed_stick()
         # without the daemon: status as before, watch says why it cannot
