@@ -18,23 +18,28 @@
 #   bounded   close() returned at least MARGIN_S s before B finished
 #   ran away  it returned later than that, or after B
 # Modules: VSM_TW_MODULES, "NAME:DIR ..." (DIR holds fat.ko and vfat.ko; "stock" alone is
-# the kernel's own), default "stock patch:TOP/kernel/out/KVER/hybrid". VSM_TW_BOUNDED names
+# the kernel's own), default "stock patch:TOP/kernel/out/KVER/hybrid" (TOP: VSM_TW_TOP, the
+# checkout as the guest sees it, under /run/lab/host). VSM_TW_BOUNDED names
 # the modules that must be bounded (default: all but one called unbounded*).
 # Output: one line per run and per module, "TWO-WRITERS: N passed, N failed"; raw lines in
 # $LAB_OUT/two-writers.jsonl. Exit 1 when a module that must be bounded ran away.
 #
 # Run (from a snapshot of the checkout, not a checkout being edited):
-#   kernel/build-modules --kver 6.12.118+deb12-amd64 --variant hybrid
-#   # the unbounded first step, for comparison: the RFC follow-up without the bound
-#   #   kernel/dkms/dkms-prepare --patch OLD.patch --source ... --force-source KVER DIR; make
-#   { echo "VSM_TW_TOP=/run/lab/host$PWD"
-#     echo "VSM_TW_MODULES='stock patch:/run/lab/host$PWD/kernel/out/6.12.118+deb12-amd64/hybrid'"
+#   K=6.12.118+deb12-amd64
+#   kernel/build-modules --kver $K --variant hybrid      # the patch, into kernel/out/$K/hybrid
+#   # for comparison, the same two steps without the bound (the patch file of e86c8a6):
+#   git show e86c8a6:kernel/0001-fat-use-write_inode_now-in-fat_flush_inodes-to-stop-.patch > /tmp/ub.patch
+#   kernel/dkms/dkms-prepare --patch /tmp/ub.patch --source /usr/src/linux-source-6.12.tar.xz \
+#     --force-source $K /tmp/ub && make -C kernel/out/deps/$K/usr/src/linux-headers-$K M=/tmp/ub modules
+#   mkdir -p kernel/out/$K/unbounded && cp /tmp/ub/fat.ko /tmp/ub/vfat.ko kernel/out/$K/unbounded/
+#   { echo "VSM_TW_MODULES='stock patch:/run/lab/host$PWD/kernel/out/$K/hybrid" \
+#       "unbounded:/run/lab/host$PWD/kernel/out/$K/unbounded'"
 #     cat kernel/guest-two-writers.sh; } > /tmp/tw.sh
 #   tests/lab/guest-run --kernel 6.12 --devices nbd-stick --stick-profile cheap-stick \
 #     --script /tmp/tw.sh --out DIR --timeout 1500
 set -u
 KVER=$(uname -r)
-TOP=${VSM_TW_TOP:-}
+TOP=${VSM_TW_TOP:-/run/lab/host/work/kernel}
 MODULES=${VSM_TW_MODULES:-"stock patch:$TOP/kernel/out/$KVER/hybrid"}
 REPS=${VSM_TW_REPS:-2}
 FIRST_MIB=${VSM_TW_FIRST_MIB:-16}
