@@ -32,6 +32,9 @@ typedef struct
   /* only a disk that has a record (checked under the lock): a re-apply of
    * vfat-smartd must not undo a restore that ran since it decided */
   gboolean only_if_recorded;
+  /* what was asked, recorded with the knobs; NULL: source only, nothing
+   * chosen by hand */
+  const VsmIntent *intent;
 } VsmApplyOptions;
 
 typedef struct _VsmApply VsmApply;

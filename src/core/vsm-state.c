@@ -68,6 +68,7 @@ vsm_state_free (VsmState *s)
   g_free (s->baseline_stat);
   g_ptr_array_unref (s->knobs);
   g_ptr_array_unref (s->reasons);
+  vsm_intent_free (s->intent);
   g_free (s);
 }
 
@@ -371,6 +372,8 @@ vsm_state_to_data (const VsmState *s, gsize *len)
   g_key_file_set_string_list (kf, "disk", "reasons", (const char *const *)s->reasons->pdata,
                               s->reasons->len);
   save_knobs (kf, "disk", s->knobs);
+  if (s->intent != NULL)
+    vsm_intent_save (s->intent, kf, "intent");
   return g_key_file_to_data (kf, len, NULL);
 }
 
@@ -430,6 +433,14 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
     }
   if (!load_knobs (kf, "disk", s->bdi, s->knobs, error))
     return NULL;
+  /* none in a record from before intents were kept: a re-apply plans as
+   * it did then, from the policy and the measurement */
+  s->intent = vsm_intent_load (kf, "intent", &local);
+  if (local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
   return g_steal_pointer (&s);
 }
 

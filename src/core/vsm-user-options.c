@@ -237,6 +237,13 @@ vsm_user_options_mount_key (guint32 uid, const char *const *mount_points)
 
 /* ---- the file ---- */
 
+void
+vsm_user_options_apply_for_kernel (const VsmUserOptions *o, VsmPolicy *policy, gboolean device_cap)
+{
+  if (o != NULL && (device_cap || g_strcmp0 (o->source, VSM_OPTIONS_BY_USER) != 0))
+    vsm_user_options_apply (o, policy);
+}
+
 static char *
 file_name (const char *bdi)
 {

@@ -71,13 +71,14 @@ struct _VsmdDevice
   guint64 written_at_mount; /* the learner's count when the mount began */
   guint64 measured_this_mount;
 
-  gboolean uses_global; /* the record holds the vm.* knobs */
-  guint drift_retries;  /* re-applies for drift that did not hold, this mount */
-  VsmPace pace;         /* when to pace (vsm-pace.h) */
-  VsmdPacer *pacer;     /* the sync worker while pacing, settling, committing */
-  guint commits;        /* metadata commits since the last settle or pacing */
-  gboolean pace_off;    /* the worker failed on this mount: not again */
-  gboolean pace_class;  /* the plan paces this drive's class (VsmState) */
+  gboolean uses_global;     /* the record holds the vm.* knobs */
+  guint drift_retries;      /* re-applies for drift that did not hold, this mount */
+  VsmPace pace;             /* when to pace (vsm-pace.h) */
+  VsmdPacer *pacer;         /* the sync worker while pacing, settling, committing */
+  guint commits;            /* metadata commits since the last settle or pacing */
+  gboolean pace_off;        /* the worker failed on this mount: not again */
+  gboolean pace_class;      /* the plan paces this drive's class (VsmState) */
+  gboolean options_changed; /* the next apply records the options in force */
 };
 
 enum
@@ -238,7 +239,8 @@ publish_state (VsmdDevice *d, const VsmState *s)
   d->pace_class = s->pace_writeback;
 }
 
-static void start_job (VsmdDevice *d, gboolean restore, GDBusMethodInvocation *inv);
+static void start_job (VsmdDevice *d, gboolean restore, const char *reason,
+                       GDBusMethodInvocation *inv);
 
 /* Another front end applied (the udev helper on a change event) with the
  * policy's or the history's numbers: what was measured, or set with
@@ -257,7 +259,7 @@ reassert_cap (VsmdDevice *d, const VsmState *s)
   g_message ("%s: %s applied a cap of %" G_GUINT64_FORMAT
              " bytes; this mount's is %" G_GUINT64_FORMAT,
              d->bdi, s->source ? s->source : "?", s->cap_bytes, want);
-  start_job (d, FALSE, NULL);
+  start_job (d, FALSE, "another front end applied another cap", NULL);
 }
 
 void
@@ -575,6 +577,7 @@ follow_mount (VsmdDevice *d, guint32 uid, const char *const *mount_points)
         }
       vsm_user_options_free (o);
       vsm_user_options_remove (d->bdi, NULL);
+      d->options_changed = TRUE; /* the record's intent may still hold them */
     }
   if (d->options != NULL && (!d->mounted || g_strcmp0 (d->options->mount, key) != 0))
     reset_options (d, NULL);
@@ -602,7 +605,7 @@ vsmd_device_set_mount_points (VsmdDevice *d, const char *const *mount_points)
   set_mounted (d, mount_points[0] != NULL);
   follow_mount (d, owner, mount_points);
   if (vsmd_options_global_due (d->device_cap, d->mounted, &d->global_for_mounted))
-    start_job (d, FALSE, NULL);
+    start_job (d, FALSE, d->mounted ? "mounted" : "unmounted", NULL);
 }
 
 void
@@ -631,9 +634,12 @@ typedef struct
 {
   char *syspath;
   char *bdi;
+  char *reason;
   VsmPolicy *policy;
   guint64 bandwidth;
   gboolean restore;
+  gboolean set_options;
+  VsmUserOptions *options;
 } Job;
 
 static void
@@ -641,30 +647,34 @@ job_free (Job *j)
 {
   g_free (j->syspath);
   g_free (j->bdi);
+  g_free (j->reason);
   vsm_policy_free (j->policy);
+  vsm_user_options_free (j->options);
   g_free (j);
 }
 
+/* the engine plans again from what the record says was asked */
 static void
 job_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
   Job *j = data;
   g_autoptr (GError) error = NULL;
   g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
-  g_autoptr (VsmAssessment) a = NULL;
-  g_autoptr (VsmState) state = NULL;
-  VsmOverrides o = { .bandwidth = j->bandwidth, .bandwidth_source = "measured by vfat-smartd" };
-  VsmApplyOptions opts = { .source = "daemon",
-                           .lock_wait_ms = VSM_LOCK_WAIT_MS,
-                           .global_while_mounted = TRUE,
-                           .only_if_recorded = TRUE };
+  VsmReapply r = { .reason = j->reason,
+                   .bandwidth = j->bandwidth,
+                   .bandwidth_source = "measured by vfat-smartd",
+                   .policy = g_steal_pointer (&j->policy),
+                   .set_user_options = j->set_options,
+                   .user_options = j->options };
   gboolean ok;
 
   if (j->restore)
-    ok = vsm_restore (j->bdi, VSM_LOCK_WAIT_MS, NULL, &error);
+    {
+      vsm_policy_free (r.policy);
+      ok = vsm_restore (j->bdi, VSM_LOCK_WAIT_MS, NULL, &error);
+    }
   else
-    ok = (a = vsm_assess (client, j->syspath, g_steal_pointer (&j->policy), &o, &error)) != NULL &&
-         vsm_assessment_apply (a, &opts, NULL, NULL, &state, &error);
+    ok = vsm_reapply (client, j->bdi, &r, NULL, &error);
   if (ok)
     g_task_return_boolean (task, TRUE);
   else
@@ -698,9 +708,9 @@ job_done (GObject *source, GAsyncResult *res, gpointer data)
     g_signal_emit (d, signals[SIGNAL_RECORD_GONE], 0);
 }
 
-/* inv may be NULL (the daemon's own re-apply) */
+/* inv may be NULL (the daemon's own re-apply); reason: why it applies */
 static void
-start_job (VsmdDevice *d, gboolean restore, GDBusMethodInvocation *inv)
+start_job (VsmdDevice *d, gboolean restore, const char *reason, GDBusMethodInvocation *inv)
 {
   g_autoptr (GTask) task = NULL;
   Job *j;
@@ -720,9 +730,17 @@ start_job (VsmdDevice *d, gboolean restore, GDBusMethodInvocation *inv)
   d->applying = TRUE;
   j->syspath = g_strdup (d->disk_syspath);
   j->bdi = g_strdup (d->bdi);
-  j->policy = device_policy (d);
+  /* the admin's policy for this drive; the options in force are the
+   * record's intent, replaced when they changed */
+  j->policy = vsm_policy_load ();
+  vsmd_options_policy_for (j->policy, NULL, d->mounted, d->device_cap);
   j->bandwidth = d->learn ? vsm_learn_get_bandwidth (d->learn) : 0;
   j->restore = restore;
+  j->reason = g_strdup (reason);
+  j->set_options = d->options_changed;
+  j->options = d->options ? vsm_user_options_copy (d->options) : NULL;
+  if (!restore)
+    d->options_changed = FALSE;
   g_task_set_task_data (task, j, (GDestroyNotify)job_free);
   g_task_run_in_thread (task, job_run);
 }
@@ -746,7 +764,7 @@ check_cap_drift (VsmdDevice *d)
       g_message ("%s: max_bytes reads %" G_GUINT64_FORMAT " for a cap of %" G_GUINT64_FORMAT
                  " (the dirty threshold moved): applying again",
                  d->bdi, now, cap);
-      start_job (d, FALSE, NULL);
+      start_job (d, FALSE, "the cap in force drifted", NULL);
     }
 }
 
@@ -794,7 +812,7 @@ on_tick (gpointer data)
       g_autofree char *from = vsm_format_bytes (old_cap);
       g_autofree char *to = vsm_format_bytes (vsm_learn_get_cap (d->learn));
       g_message ("%s: cap %s -> %s (measured %s while writing)", d->bdi, from, to, bw);
-      start_job (d, FALSE, NULL);
+      start_job (d, FALSE, "measured while writing", NULL);
     }
   wrote = vsm_learn_get_bytes_written (d->learn) > before;
   if (wrote)
@@ -880,13 +898,13 @@ still_target (gpointer data, const VsmdAuthTarget *was, GError **error)
 static void
 do_apply (GDBusMethodInvocation *inv, gpointer data)
 {
-  start_job (VSMD_DEVICE (data), FALSE, inv);
+  start_job (VSMD_DEVICE (data), FALSE, "asked over D-Bus", inv);
 }
 
 static void
 do_restore (GDBusMethodInvocation *inv, gpointer data)
 {
-  start_job (VSMD_DEVICE (data), TRUE, inv);
+  start_job (VSMD_DEVICE (data), TRUE, NULL, inv);
 }
 
 static gboolean
@@ -917,6 +935,8 @@ on_restore (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
 static void
 reset_options (VsmdDevice *d, VsmUserOptions *options)
 {
+  if (d->options != NULL || options != NULL)
+    d->options_changed = TRUE;
   g_clear_pointer (&d->options, vsm_user_options_free);
   d->options = options;
   vsmd_options_store (d->bdi, options);
@@ -948,7 +968,7 @@ do_set_options (GDBusMethodInvocation *inv, guint32 uid, const char *granted, gp
   g_free (o->mount);
   o->mount = g_steal_pointer (&key);
   reset_options (d, o);
-  start_job (d, vsmd_options_ignore_drive (d->options, d->disk_syspath), inv);
+  start_job (d, vsmd_options_ignore_drive (d->options, d->disk_syspath), "options set", inv);
 }
 
 static gboolean
