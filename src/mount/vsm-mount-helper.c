@@ -102,8 +102,8 @@ fstab_class (const char *spec, const char *target)
   if (mnt_table_parse_fstab (tb, NULL) != 0)
     goto out;
   fs = mnt_table_find_target (tb, target, MNT_ITER_BACKWARD);
-  if (fs != NULL && g_str_has_prefix (mnt_fs_get_fstype (fs) ? mnt_fs_get_fstype (fs) : "",
-                                      "vfat-smart") &&
+  if (fs != NULL &&
+      g_str_has_prefix (mnt_fs_get_fstype (fs) ? mnt_fs_get_fstype (fs) : "", "vfat-smart") &&
       (spec == NULL || mnt_fs_match_source (fs, spec, cache)))
     klass = class_in (mnt_fs_get_user_options (fs));
 out:
