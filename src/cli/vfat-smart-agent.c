@@ -397,7 +397,7 @@ agent_start (Agent *a, GError **error)
                    _ ("the GSettings schema %s is not installed"), VSM_SCHEMA_ID);
       return FALSE;
     }
-  a->system = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, error);
+  a->system = cli_system_bus (error);
   if (a->system == NULL)
     return FALSE;
   a->session = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &local);

@@ -37,6 +37,9 @@ int cli_agent (int argc, char **argv);
 gboolean cli_parse (const char *command, const char *args, const char *summary,
                     GOptionEntry *entries, int *argc, char ***argv);
 
+/* 0 when the caller may change the system's records and knobs (root, or a
+ * test tree); else prints that COMMAND needs root and returns 5. */
+int cli_needs_root (const char *command);
 /* Prints "vfat-smart: MESSAGE" to stderr and returns the exit status. */
 int cli_fail (const GError *error);
 /* the one table of exit statuses (vfat-smart-exit.c) */
@@ -46,6 +49,9 @@ void cli_print_exit_statuses (FILE *to);
 void cli_print_lines (GPtrArray *lines);
 /* MAJ:MIN as it is, or the bdi of the disk a device spec is on */
 char *cli_resolve_bdi (const char *what, GError **error);
+/* Prints "vfat-smart COMMAND: MESSAGE" and the --help hint, returns 2. Every
+ * message that quotes what the user typed goes through here, cli_fail or
+ * vsm_sanitize_for_display: no control character reaches the terminal. */
 int cli_usage_error (const char *command, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
 void cli_print_json (JsonNode *node);
@@ -62,6 +68,8 @@ gboolean cli_assess_command (const char *command, const char *summary, int argc,
 /* vfat-smartd (vfat-smart-daemon.c). activate: start it when it does not
  * run (else VSM_ERROR_NOT_FOUND) */
 VsmDbusManager *cli_daemon_manager (gboolean activate, GError **error);
+/* the system bus, or VSM_ERROR_FAILED saying that it is missing */
+GDBusConnection *cli_system_bus (GError **error);
 char *cli_daemon_device_path (const char *bdi);
 VsmDbusDevice *cli_daemon_device (const char *path, GError **error);
 /* Not root, and the daemon manages bdi: METHOD ("Apply", "Restore") goes

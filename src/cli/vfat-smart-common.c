@@ -7,7 +7,10 @@
 #include "vfat-smart-cli.h"
 #include "vsm-display.h"
 
+#include "vsm-paths.h"
+
 #include <string.h>
+#include <unistd.h>
 
 #define LABEL_WIDTH 14
 
@@ -25,7 +28,9 @@ cli_parse (const char *command, const char *args, const char *summary, GOptionEn
   g_option_context_add_main_entries (ctx, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (ctx, argc, argv, &error))
     {
-      g_printerr ("vfat-smart %s: %s\n", command, error->message);
+      /* the message quotes the option as given */
+      g_autofree char *clean = vsm_sanitize_for_display (error->message);
+      g_printerr ("vfat-smart %s: %s\n", command, clean);
       g_printerr (_ ("Try 'vfat-smart %s --help'.\n"), command);
       return FALSE;
     }
@@ -37,13 +42,25 @@ cli_usage_error (const char *command, const char *format, ...)
 {
   va_list args;
   g_autofree char *msg = NULL;
+  g_autofree char *clean = NULL;
 
   va_start (args, format);
   msg = g_strdup_vprintf (format, args);
   va_end (args);
-  g_printerr ("vfat-smart %s: %s\n", command, msg);
+  /* it may quote an argument: never a raw control character */
+  clean = vsm_sanitize_for_display (msg);
+  g_printerr ("vfat-smart %s: %s\n", command, clean);
   g_printerr (_ ("Try 'vfat-smart %s --help'.\n"), command);
   return 2;
+}
+
+int
+cli_needs_root (const char *command)
+{
+  if (geteuid () == 0 || !vsm_paths_are_system ())
+    return 0;
+  g_printerr (_ ("vfat-smart %s: needs root (try sudo)\n"), command);
+  return 5;
 }
 
 int

@@ -13,27 +13,65 @@
 #define BUS_NAME "org.vfatsmart.VfatSmart1"
 #define MANAGER_PATH "/org/vfatsmart/VfatSmart1"
 
+GDBusConnection *
+cli_system_bus (GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  GDBusConnection *bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, &local);
+
+  if (bus == NULL)
+    g_set_error (error, VSM_ERROR, VSM_ERROR_FAILED,
+                 _ ("cannot reach the D-Bus system bus, through which vfat-smartd is asked: "
+                    "start it (systemctl start dbus) or run this where one runs"));
+  return bus;
+}
+
+/* the daemon could not be started: say that, and what to do */
+static void
+daemon_not_started (const GError *local, GError **error)
+{
+  g_autoptr (GError) copy = g_error_copy (local);
+
+  g_dbus_error_strip_remote_error (copy);
+  g_set_error (error, VSM_ERROR, VSM_ERROR_FAILED,
+               _ ("vfat-smartd is not running and could not be started (%s); is it installed? "
+                  "Try: sudo systemctl start vfat-smartd"),
+               copy->message);
+}
+
 VsmDbusManager *
 cli_daemon_manager (gboolean activate, GError **error)
 {
   GDBusProxyFlags flags = G_DBUS_PROXY_FLAGS_GET_INVALIDATED_PROPERTIES;
+  g_autoptr (GDBusConnection) bus = NULL;
   g_autoptr (VsmDbusManager) m = NULL;
   g_autofree char *owner = NULL;
 
   /* the daemon's error names map back to VSMD_ERROR only once registered */
   (void)vsmd_error_quark ();
+  if ((bus = cli_system_bus (error)) == NULL)
+    return NULL;
   if (!activate)
     flags |= G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START;
-  m = vsm_dbus_manager_proxy_new_for_bus_sync (G_BUS_TYPE_SYSTEM, flags, BUS_NAME, MANAGER_PATH,
-                                               NULL, error);
+  m = vsm_dbus_manager_proxy_new_sync (bus, flags, BUS_NAME, MANAGER_PATH, NULL, error);
   if (m == NULL)
     return NULL;
   if (activate)
     {
       /* a call activates it (D-Bus or systemd) */
       g_auto (GStrv) unused = NULL;
-      if (!vsm_dbus_manager_call_list_devices_sync (m, &unused, NULL, error))
-        return NULL;
+      g_autoptr (GError) local = NULL;
+      if (!vsm_dbus_manager_call_list_devices_sync (m, &unused, NULL, &local))
+        {
+          if (g_error_matches (local, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN) ||
+              g_error_matches (local, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER) ||
+              (local->domain == G_DBUS_ERROR && local->code >= G_DBUS_ERROR_SPAWN_EXEC_FAILED &&
+               local->code <= G_DBUS_ERROR_SPAWN_NO_MEMORY))
+            daemon_not_started (local, error);
+          else
+            g_propagate_error (error, g_steal_pointer (&local));
+          return NULL;
+        }
     }
   owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (m));
   if (owner == NULL)

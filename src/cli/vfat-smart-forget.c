@@ -5,6 +5,13 @@
 #include "config.h"
 
 #include "vfat-smart-cli.h"
+#include "vsm-display.h"
+#include "vsm-paths.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
 
 static int
 forget_history (const char *what)
@@ -12,11 +19,27 @@ forget_history (const char *what)
   g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
   g_autoptr (GError) error = NULL;
   g_autofree char *identity = NULL;
+  g_autofree char *shown = NULL;
 
   if (!vsm_forget_drive_history (client, what, &identity, &error))
     return cli_fail (error);
-  g_print (_ ("Forgotten history: %s\n"), identity);
+  shown = vsm_sanitize_for_display (identity);
+  g_print (_ ("Forgotten history: %s\n"), shown);
   return 0;
+}
+
+/* a record file that is not there is nothing to forget: said, not "Forgotten" */
+static gboolean
+file_is_recorded (const char *name, GError **error)
+{
+  g_autofree char *path = vsm_path (VSM_ROOT_STATE, name, NULL);
+  struct stat st;
+
+  /* vsm_forget_file judges the name and the file */
+  if (name[0] == '.' || g_lstat (path, &st) == 0 || errno != ENOENT)
+    return TRUE;
+  g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED, _ ("nothing is recorded as %s"), name);
+  return FALSE;
 }
 
 int
@@ -33,27 +56,34 @@ cli_forget (int argc, char **argv)
   g_autoptr (GPtrArray) report = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GError) error = NULL;
   g_autofree char *bdi = NULL;
+  g_autofree char *shown = NULL;
   gboolean ok;
+  int rc;
 
   if (!cli_parse ("forget", N_ ("[--history] DEVICE|MAJ:MIN|FILE.state"),
                   _ ("Drop what vfat-smart recorded for a drive without writing any of its\n"
                      "knobs: for a record that cannot be trusted (see `vfat-smart status`)\n"
                      "or a drive whose knobs someone else has put back. The vm.* knobs are\n"
-                     "still restored when this drive was their last user. Needs root."),
+                     "still restored when this drive was their last user. Needs root (exit\n"
+                     "status 5 without it); exit status 8 when nothing is recorded."),
                   entries, &argc, &argv))
     return 2;
   if (argc != 2)
     return cli_usage_error ("forget", _ ("expected exactly one DEVICE, MAJ:MIN or FILE.state"));
 
+  if ((rc = cli_needs_root ("forget")) != 0)
+    return rc;
+
   if (history)
     return forget_history (argv[1]);
   if (g_str_has_suffix (argv[1], ".state") && strchr (argv[1], '/') == NULL)
-    ok = vsm_forget_file (argv[1], &error);
+    ok = file_is_recorded (argv[1], &error) && vsm_forget_file (argv[1], &error);
   else
     ok = (bdi = cli_resolve_bdi (argv[1], &error)) != NULL && vsm_forget (bdi, 0, report, &error);
   cli_print_lines (report);
   if (!ok)
     return cli_fail (error);
-  g_print (_ ("Forgotten: %s\n"), bdi ? bdi : argv[1]);
+  shown = vsm_sanitize_for_display (bdi ? bdi : argv[1]);
+  g_print (_ ("Forgotten: %s\n"), shown);
   return 0;
 }

@@ -11,6 +11,8 @@
 #include "vfat-smart-cli.h"
 #include "vsm-probe.h"
 
+#include <unistd.h>
+
 /* the cache, else the probe (unless cached_only), else the table of releases */
 static VsmProbeResult *
 find_answer (const char *tracefs, const char *cache_dir, gboolean force, gboolean cached_only,
@@ -73,11 +75,18 @@ cli_probe (int argc, char **argv)
   const char *source = NULL;
 
   if (!cli_parse ("probe", "",
-                  _ ("Tell by its behaviour whether the loaded fat module has the flush fix"),
+                  _ ("Tell by its behaviour whether the loaded fat module has the flush fix.\n"
+                     "Needs root (exit status 5 without it), unless --cached."),
                   entries, &argc, &argv))
     return 2;
   if (argc != 1)
     return cli_usage_error ("probe", _ ("no arguments expected"));
+  /* it loop-mounts an image; without root, --cached reads the answer */
+  if (!cached_only && geteuid () != 0)
+    {
+      g_printerr (_ ("vfat-smart probe: needs root (try sudo, or --cached)\n"));
+      return 5;
+    }
   r = find_answer (tracefs, cache_dir, force, cached_only, &source, &error);
   if (r == NULL)
     return cli_fail (error);

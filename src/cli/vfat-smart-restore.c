@@ -29,6 +29,8 @@ cli_restore (int argc, char **argv)
   if (all == (argc == 2) || argc > 2)
     return cli_usage_error ("restore", _ ("give either one DEVICE or --all"));
 
+  if (all && cli_needs_root ("restore") != 0)
+    return 5;
   if (all)
     ok = vsm_restore_all (report, &error);
   else

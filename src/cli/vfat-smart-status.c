@@ -5,8 +5,10 @@
 #include "config.h"
 
 #include "vfat-smart-cli.h"
+#include "vsm-display.h"
 #include "vsm-mount.h"
 #include "vsm-policy.h"
+#include "vsm-truth.h"
 
 #include <unistd.h>
 
@@ -165,9 +167,9 @@ add_policy_json (JsonBuilder *b, VsmDbusDevice *d)
 
       json_builder_begin_object (b);
       vsm_json_member_string (b, "key", r->key);
-      vsm_json_member_string (b, "value", r->value);
+      vsm_json_member_setting (b, "value", r->value);
       vsm_json_member_string (b, "origin", r->origin);
-      vsm_json_member_string (b, "your_value", r->own);
+      vsm_json_member_setting (b, "your_value", r->own);
       vsm_json_member_string (b, "not_in_force", r->not_in_force);
       json_builder_end_object (b);
     }
@@ -212,6 +214,24 @@ daemon_json (const VsmStatusEntry *e, VsmDbusManager *daemon)
   return json_builder_get_root (b);
 }
 
+/* "flush_mode" is what the mount has (vsm-truth.h), beside what was
+ * planned and why they differ */
+static void
+add_truth_json (JsonObject *o, const VsmStatusEntry *e)
+{
+  g_autoptr (VsmFlushTruth) t = vsm_flush_truth_for_state (e->state, e->mounts);
+
+  json_object_set_string_member (o, "flush_mode", t->mode);
+  json_object_set_string_member (o, "planned_flush_mode", t->planned);
+  if (t->reason)
+    json_object_set_string_member (o, "flush_mode_reason", t->reason);
+  else
+    json_object_set_null_member (o, "flush_mode_reason");
+  if (t->safety)
+    json_object_set_string_member (o, "safety", t->safety);
+  json_object_set_boolean_member (o, "strict_limit_dropped", t->strict_limit_dropped);
+}
+
 /* every entry of vsm_json_status's "devices" gets its "daemon" member */
 static void
 add_daemon_json (JsonNode *root, const VsmStatus *status, VsmDbusManager *daemon)
@@ -219,8 +239,13 @@ add_daemon_json (JsonNode *root, const VsmStatus *status, VsmDbusManager *daemon
   JsonArray *devices = json_object_get_array_member (json_node_get_object (root), "devices");
 
   for (guint i = 0; i < status->entries->len && i < json_array_get_length (devices); i++)
-    json_object_set_member (json_array_get_object_element (devices, i), "daemon",
-                            daemon_json (g_ptr_array_index (status->entries, i), daemon));
+    {
+      JsonObject *o = json_array_get_object_element (devices, i);
+
+      add_truth_json (o, g_ptr_array_index (status->entries, i));
+      json_object_set_member (o, "daemon",
+                              daemon_json (g_ptr_array_index (status->entries, i), daemon));
+    }
 }
 
 static void
@@ -238,6 +263,7 @@ static void
 print_entry (const VsmStatusEntry *e, VsmDbusManager *daemon)
 {
   const VsmState *s = e->state;
+  g_autoptr (VsmFlushTruth) truth = vsm_flush_truth_for_state (s, e->mounts);
   g_autoptr (GDateTime) when = g_date_time_new_from_unix_local (s->applied_at / G_USEC_PER_SEC);
   g_autofree char *when_s = when ? g_date_time_format (when, "%Y-%m-%d %H:%M:%S") : g_strdup ("?");
 
@@ -247,9 +273,21 @@ print_entry (const VsmStatusEntry *e, VsmDbusManager *daemon)
                       : "");
   cli_field (_ ("  Class"), "%s, serial %s", s->class_name ? s->class_name : "?",
              s->serial ? s->serial : "-");
-  cli_field (_ ("  Flush mode"), _ ("%s (applied %s by %s)"), s->flush_mode ? s->flush_mode : "?",
-             when_s, s->source ? s->source : "?");
-  cli_field (_ ("  Safety"), "%s", e->safety_note);
+  /* what the mount really has, not only what was planned */
+  if (truth->reason == NULL)
+    cli_field (_ ("  Flush mode"), _ ("%s (applied %s by %s)"), truth->mode, when_s,
+               s->source ? s->source : "?");
+  else
+    {
+      cli_field (_ ("  Flush mode"), _ ("%s (planned %s, applied %s by %s)"), truth->mode,
+                 truth->planned, when_s, s->source ? s->source : "?");
+      cli_field ("", "%s", truth->reason);
+    }
+  cli_field (_ ("  Safety"), "%s", truth->safety ? truth->safety : e->safety_note);
+  if (truth->strict_limit_dropped)
+    cli_field (_ ("  Fallback"),
+               _ ("strict_limit dropped by vfat-smartd: writers were throttled with no writeback "
+                  "under way (see Why); max_bytes stays"));
 
   if (e->mounts->len == 0)
     cli_field (_ ("  Mounts"), _ ("not mounted"));
@@ -393,8 +431,13 @@ cli_status (int argc, char **argv)
              kernel->release ? kernel->release : "?",
              kernel->has_strict_limit ? _ ("available") : _ ("unavailable (needs 6.2)"),
              vsm_flush_fix_to_string (kernel->flush_fix));
+  if (kernel->flush_fix_stale != NULL)
+    cli_field (_ ("Stale module"), "%s", kernel->flush_fix_stale);
   if (status->entries->len == 0 && bdi)
-    g_print (_ ("%s is not managed by vfat-smart.\n"), argv[1]);
+    {
+      g_autofree char *shown = vsm_sanitize_for_display (argv[1]);
+      g_print (_ ("%s is not managed by vfat-smart.\n"), shown);
+    }
   else if (status->entries->len == 0)
     g_print (_ ("No drives are managed by vfat-smart.\n"));
   for (guint i = 0; i < status->entries->len; i++)

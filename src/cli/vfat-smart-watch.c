@@ -7,6 +7,8 @@
 
 #include "vfat-smart-cli.h"
 #include "vsm-display.h"
+#include "vsm-paths.h"
+#include "vsm-stats.h"
 
 #include <unistd.h>
 
@@ -38,6 +40,53 @@ progress_bar (guint64 at_risk, guint64 peak)
   return g_string_free (bar, FALSE);
 }
 
+/* writes the block layer has in flight to the disk ("R W" in inflight) */
+static guint64
+writes_in_flight (const char *bdi)
+{
+  g_autofree char *path = vsm_path (VSM_ROOT_SYSFS, "dev", "block", bdi, "inflight", NULL);
+  g_autofree char *text = vsm_read_attr (path, NULL);
+  guint64 reads = 0, writes = 0;
+
+  if (text == NULL ||
+      sscanf (text, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, &reads, &writes) != 2)
+    return 0;
+  return writes;
+}
+
+/* Without the kernel's per-drive estimate (debugfs bdi stats) the daemon's
+ * figure is a bound from the whole system's, held within the cap: say so,
+ * and show the live figures there are: the page cache's dirty and
+ * writeback bytes of the whole system, and the writes in flight to this
+ * drive. Safe only when all of them are nothing. */
+static char *
+format_system_line (VsmDbusDevice *d)
+{
+  VsmDirtyInfo di = { 0 };
+  const char *const *mounts = vsm_dbus_device_get_mount_points (d);
+  gboolean mounted = mounts && mounts[0];
+  guint64 writes = writes_in_flight (vsm_dbus_device_get_bdi (d));
+  g_autofree char *dirty = NULL, *writeback = NULL, *n = NULL;
+  g_autofree char *line = NULL;
+  gboolean clean;
+
+  vsm_dirty_info_read (vsm_dbus_device_get_bdi (d), &di);
+  clean = di.valid && di.dirty_bytes + di.writeback_bytes == 0 && writes == 0;
+  dirty = vsm_format_bytes (di.dirty_bytes);
+  writeback = vsm_format_bytes (di.writeback_bytes);
+  n = g_strdup_printf ("%" G_GUINT64_FORMAT, writes);
+  line = g_strdup_printf (
+    _ ("%s  %s  %s dirty + %s in writeback %s, %s writes in flight to the drive  %s"),
+    vsm_dbus_device_get_device (d), vsm_dbus_device_get_class (d), dirty, writeback,
+    di.per_device ? _ ("on this drive")
+                  : _ ("system-wide (no per-drive figure: debugfs is not mounted)"),
+    n,
+    clean     ? (mounted ? _ ("safe once ejected") : _ ("safe to unplug"))
+    : mounted ? _ ("safe once ejected")
+              : _ ("keep it plugged in"));
+  return vsm_sanitize_for_display (line);
+}
+
 static char *
 format_line (VsmDbusDevice *d, guint64 peak)
 {
@@ -50,6 +99,8 @@ format_line (VsmDbusDevice *d, guint64 peak)
   gboolean mounted = mounts && mounts[0];
   g_autofree char *line = NULL;
 
+  if (g_strcmp0 (vsm_dbus_device_get_at_risk_scope (d), "device") != 0)
+    return format_system_line (d);
   if (at_risk == 0)
     line = g_strdup_printf (_ ("%s  %s  nothing at risk (cap %s)  %s  %s %s"),
                             vsm_dbus_device_get_device (d), vsm_dbus_device_get_class (d), cap, bw,
@@ -216,7 +267,10 @@ cli_watch (int argc, char **argv)
   if (!cli_parse ("watch", N_ ("[DEVICE]"),
                   _ ("A live line per managed drive from vfat-smartd: data at risk, the cap,\n"
                      "the measured bandwidth, seconds until it is written, and a bar toward\n"
-                     "\"safe to unplug\". Starts vfat-smartd when it does not run. Ctrl-C ends."),
+                     "\"safe to unplug\". Without the kernel's per-drive figure (debugfs not\n"
+                     "mounted) it shows the whole system's dirty and writeback data and the\n"
+                     "writes in flight to the drive, and says so. Starts vfat-smartd when it\n"
+                     "does not run. Ctrl-C ends."),
                   entries, &argc, &argv))
     return 2;
   if (argc > 2)

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vfat-smart-cli.h"
+#include "vsm-display.h"
 #include "vsm-program.h"
 
 #include <locale.h>
@@ -29,10 +30,38 @@ static const CliCommand commands[] = {
     cli_agent },
 };
 
+/* options every command that has them takes, also before the command */
+static gboolean
+is_global_option (const char *arg)
+{
+  return g_str_equal (arg, "--json") || g_str_equal (arg, "-j");
+}
+
+/* vfat-smart --json status -> vfat-smart status --json: the global options
+ * before the command move behind it, where its parser reads them. Returns
+ * the index of the command in argv (argc when there is none). */
+static int
+move_global_options (int argc, char **argv)
+{
+  int first = 1;
+
+  while (first < argc && is_global_option (argv[first]))
+    first++;
+  if (first == 1 || first == argc)
+    return first;
+  /* rotate: the command first, then the options it was given before it */
+  {
+    char *command = argv[first];
+    memmove (&argv[2], &argv[1], (gsize)(first - 1) * sizeof (char *));
+    argv[1] = command;
+  }
+  return 1;
+}
+
 static void
 print_usage (FILE *to)
 {
-  fprintf (to, _ ("Usage: vfat-smart COMMAND [OPTIONS] [DEVICE]\n\n"));
+  fprintf (to, _ ("Usage: vfat-smart [--json] COMMAND [OPTIONS] [DEVICE]\n\n"));
   fprintf (to, _ ("Fast and safe copies to removable FAT/exFAT drives.\n\nCommands:\n"));
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     {
@@ -44,8 +73,8 @@ print_usage (FILE *to)
                _ (commands[i].summary));
     }
   fprintf (to, _ ("\nDEVICE is a device node (/dev/sdb1), a /dev/disk/by-* link, LABEL=, UUID=,\n"
-                  "or a mount point. Each command takes --help; classify, plan, apply and\n"
-                  "status take --json.\n\n"));
+                  "or a mount point. Each command takes --help; classify, plan, apply,\n"
+                  "status and probe take --json, before or after the command.\n\n"));
   cli_print_exit_statuses (to);
   fprintf (to, _ ("\nSee vfat-smart(1) and vfat-smart-policy(5).\n"));
 }
@@ -53,9 +82,11 @@ print_usage (FILE *to)
 int
 main (int argc, char **argv)
 {
+  g_autofree char *shown = NULL;
+
   vsm_init_program ("vfat-smart");
 
-  if (argc < 2)
+  if (argc < 2 || move_global_options (argc, argv) == argc)
     {
       print_usage (stderr);
       return 2;
@@ -76,7 +107,8 @@ main (int argc, char **argv)
     if (g_str_equal (argv[1], commands[i].name))
       return commands[i].run (argc - 1, argv + 1);
 
-  g_printerr (_ ("vfat-smart: unknown command '%s'\n"), argv[1]);
+  shown = vsm_sanitize_for_display (argv[1]);
+  g_printerr (_ ("vfat-smart: unknown command '%s'\n"), shown);
   g_printerr (_ ("Try 'vfat-smart --help'.\n"));
   return 2;
 }

@@ -10,6 +10,8 @@
 #include "vsm-probe.h"
 #include "vsm-util.h"
 
+#include <string.h>
+
 static void
 member_string (JsonBuilder *b, const char *name, const char *value)
 {
@@ -53,6 +55,35 @@ member_bool (JsonBuilder *b, const char *name, gboolean value)
 {
   json_builder_set_member_name (b, name);
   json_builder_add_boolean_value (b, value);
+}
+
+/* a knob's value: sysfs and sysctl numbers as JSON numbers; anything
+ * else (a value that is not a number) as the string it is */
+static void
+member_knob_value (JsonBuilder *b, const char *name, const char *value)
+{
+  gint64 n;
+
+  if (value != NULL && vsm_parse_i64 (value, &n))
+    member_int (b, name, n);
+  else
+    member_string (b, name, value);
+}
+
+void
+vsm_json_member_setting (JsonBuilder *b, const char *name, const char *printed)
+{
+  g_autoptr (GVariant) v = NULL;
+
+  if (printed != NULL)
+    v = g_variant_parse (NULL, printed, NULL, NULL, NULL);
+  json_builder_set_member_name (b, name);
+  if (v != NULL)
+    json_builder_add_value (b, json_gvariant_serialize (v));
+  else if (printed != NULL)
+    json_builder_add_string_value (b, printed);
+  else
+    json_builder_add_null_value (b);
 }
 
 static void
@@ -151,6 +182,7 @@ add_kernel (JsonBuilder *b, const VsmKernel *k)
   member_strings (b, "bdi_knobs", k->bdi_knobs);
   member_string (b, "flush_fix", vsm_flush_fix_to_string (k->flush_fix));
   member_string (b, "flush_fix_reason", k->flush_fix_reason);
+  member_string (b, "flush_fix_stale", k->flush_fix_stale);
   member_bool (b, "tracefs", k->tracefs);
   member_bool (b, "debugfs_bdi", k->debugfs_bdi);
   json_builder_end_object (b);
@@ -182,7 +214,7 @@ vsm_json_plan (const VsmAssessment *a)
   for (guint i = 0; i < p->knobs->len; i++)
     {
       VsmKnob *k = g_ptr_array_index (p->knobs, i);
-      member_string (b, k->name, k->value);
+      member_knob_value (b, k->name, k->value);
     }
   json_builder_end_object (b);
   add_kernel (b, a->kernel);
@@ -221,9 +253,9 @@ vsm_json_state (const VsmState *s)
       VsmKnobRecord *r = g_ptr_array_index (s->knobs, i);
       json_builder_set_member_name (b, r->name);
       json_builder_begin_object (b);
-      member_string (b, "before", r->original);
-      member_string (b, "applied", r->applied);
-      member_string (b, "readback", r->readback);
+      member_knob_value (b, "before", r->original);
+      member_knob_value (b, "applied", r->applied);
+      member_knob_value (b, "readback", r->readback);
       json_builder_end_object (b);
     }
   json_builder_end_object (b);
@@ -261,9 +293,9 @@ add_knob_statuses (JsonBuilder *b, GPtrArray *knobs)
       VsmKnobStatus *k = g_ptr_array_index (knobs, i);
       json_builder_set_member_name (b, k->record->name);
       json_builder_begin_object (b);
-      member_string (b, "before", k->record->original);
-      member_string (b, "applied", k->record->applied);
-      member_string (b, "now", k->now);
+      member_knob_value (b, "before", k->record->original);
+      member_knob_value (b, "applied", k->record->applied);
+      member_knob_value (b, "now", k->now);
       member_string (b, "drift", vsm_enum_to_nick (VSM_TYPE_DRIFT, k->drift, "none"));
       member_bool (b, "global", k->global);
       json_builder_end_object (b);
@@ -428,16 +460,39 @@ vsm_json_probe (const VsmProbeResult *r, const char *source)
   return json_builder_get_root (b);
 }
 
+/* json-glib escapes C0 controls but passes DEL and the C1 controls
+ * (U+0080..U+009F: CSI, OSC, ...) through raw, which a terminal obeys.
+ * Those bytes only occur inside strings (the JSON syntax is ASCII
+ * without them), so each becomes its \u escape right here. */
+static char *
+escape_controls (const char *text)
+{
+  GString *out = g_string_sized_new (strlen (text));
+
+  for (const guchar *p = (const guchar *)text; *p != '\0'; p++)
+    {
+      if (*p == 0x7f)
+        g_string_append (out, "\\u007f");
+      else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+        g_string_append_printf (out, "\\u%04x", (guint) * ++p);
+      else
+        g_string_append_c (out, (char)*p);
+    }
+  return g_string_free (out, FALSE);
+}
+
 char *
 vsm_json_to_string (JsonNode *node)
 {
   g_autoptr (JsonGenerator) gen = json_generator_new ();
   g_autofree char *text = NULL;
+  g_autofree char *valid = NULL;
 
   json_generator_set_pretty (gen, TRUE);
   json_generator_set_root (gen, node);
   text = json_generator_to_data (gen, NULL);
   /* json-glib passes a string's bytes through: whatever reached a node,
    * the output is valid UTF-8 (bad bytes sit only inside strings) */
-  return g_utf8_make_valid (text, -1);
+  valid = g_utf8_make_valid (text, -1);
+  return escape_controls (valid);
 }

@@ -22,5 +22,9 @@ char *vsm_json_to_string (JsonNode *node);
  * gives null) or an integer */
 void vsm_json_member_string (JsonBuilder *b, const char *name, const char *value);
 void vsm_json_member_int (JsonBuilder *b, const char *name, gint64 value);
+/* a setting as g_variant_print () gave it, as its JSON value (a number, a
+ * boolean, a string, an array or an object); text that does not parse as
+ * one stays a string, NULL gives null */
+void vsm_json_member_setting (JsonBuilder *b, const char *name, const char *printed);
 
 G_END_DECLS

@@ -7,6 +7,7 @@
 #include "vsm-manager.h"
 #include "vsm-drive-history.h"
 #include "vsm-mount.h"
+#include "vsm-stall.h"
 #include "vsm-util.h"
 
 #include <glib/gi18n.h>
@@ -215,6 +216,8 @@ vsm_reapply_device (VsmDevice *device, const VsmReapply *r, VsmState **state, GE
   vsm_user_options_apply_for_kernel (intent->user_options, policy,
                                      kernel->has_strict_limit && kernel->has_max_bytes);
   a = vsm_assess_device (g_steal_pointer (&d), g_steal_pointer (&policy), &o);
+  if (r->drop_strict_limit != NULL)
+    vsm_stall_drop_strict_limit (a->plan, r->drop_strict_limit);
   /* the whole intent, with who stated it and the options in force */
   vsm_intent_free (a->intent);
   a->intent = g_steal_pointer (&intent);

@@ -66,6 +66,9 @@ typedef struct
    * were set for ended): user_options (NULL: none) from now on */
   gboolean set_user_options;
   const VsmUserOptions *user_options;
+  /* the writeback stall fallback (vsm-stall.h): why strict_limit is
+   * dropped for the drive; NULL: the plan's strict_limit */
+  const char *drop_strict_limit;
 } VsmReapply;
 
 /* Plans a recorded disk again from the intent in its record, with a new

@@ -9,6 +9,7 @@
 #include "vsmd-device.h"
 #include "vsmd-error.h"
 #include "vsmd-generated.h"
+#include "vsmd-limits.h"
 #include "vsmd-udisks.h"
 
 #include "vsm-manager.h"
@@ -449,7 +450,7 @@ on_restore_all (VsmDbusManager *m, GDBusMethodInvocation *inv, VsmdDaemon *self)
 {
   VsmdAuthTarget everything = { G_MAXUINT32, FALSE, NULL, NULL };
 
-  if (refuse_when_stopping (self, inv))
+  if (refuse_when_stopping (self, inv) || !vsmd_limits_take_call (inv))
     return TRUE;
   vsmd_bouncer_check (self->bouncer, inv, &everything, do_restore_all, g_object_ref (self),
                       g_object_unref);

@@ -7,12 +7,15 @@
 #include "vsmd-device.h"
 #include "vsmd-error.h"
 #include "vsmd-generated.h"
+#include "vsmd-limits.h"
 #include "vsmd-options.h"
 #include "vsmd-pacer.h"
 
 #include "vsm-drive-history.h"
 #include "vsm-learn.h"
 #include "vsm-mount.h"
+#include "vsm-stall.h"
+#include "vsm-truth.h"
 #include "vsm-pace.h"
 #include "vsm-paths.h"
 #include "vsm-user-options.h"
@@ -21,6 +24,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 /* sampling: once a second while data is at risk or the disk writes,
  * every few seconds while it is idle (only to notice the next write) */
@@ -79,6 +83,11 @@ struct _VsmdDevice
   gboolean pace_off;        /* the worker failed on this mount: not again */
   gboolean pace_class;      /* the plan paces this drive's class (VsmState) */
   gboolean options_changed; /* the next apply records the options in force */
+
+  VsmStall stall;          /* throttled writers with no writeback (vsm-stall.h) */
+  gboolean strict_on;      /* the record has strict_limit=1 applied */
+  char *strict_dropped;    /* why strict_limit is dropped for this drive; NULL: it is not */
+  guint strict_drop_tries; /* applies that did not drop it */
 };
 
 enum
@@ -108,6 +117,7 @@ vsmd_device_finalize (GObject *object)
   g_free (d->disk_syspath);
   g_free (d->disk_name);
   g_free (d->identity);
+  g_free (d->strict_dropped);
   G_OBJECT_CLASS (vsmd_device_parent_class)->finalize (object);
 }
 
@@ -227,16 +237,35 @@ reset_limits (VsmdDevice *d, guint64 start_bandwidth, guint64 cap_in_force)
   vsm_learn_set_limits (d->learn, &d->limits, cap_in_force);
 }
 
+/* FlushMode: what the mount really has (a client may have asked for
+ * flush, exFAT has none), not only what the record planned. state: NULL
+ * for the record; mounts: NULL to read them. */
+static void
+publish_flush_mode (VsmdDevice *d, const VsmState *state, GPtrArray *mounts)
+{
+  g_autoptr (VsmState) loaded = state ? NULL : vsm_state_load (d->bdi, NULL);
+  g_autoptr (VsmFlushTruth) t = NULL;
+  const char *was = vsm_dbus_device_get_flush_mode (d->skeleton);
+
+  if (state == NULL && (state = loaded) == NULL)
+    return;
+  t = vsm_flush_truth_for_state (state, mounts);
+  if (t->reason != NULL && g_strcmp0 (was, t->mode) != 0)
+    g_message ("%s: flush mode %s, planned %s: %s", d->bdi, t->mode, t->planned, t->reason);
+  vsm_dbus_device_set_flush_mode (d->skeleton, t->mode);
+}
+
 static void
 publish_state (VsmdDevice *d, const VsmState *s)
 {
   vsm_dbus_device_set_device (d->skeleton, s->disk_node ? s->disk_node : "");
   vsm_dbus_device_set_bdi (d->skeleton, s->bdi);
   vsm_dbus_device_set_class (d->skeleton, s->class_name ? s->class_name : "unknown");
-  vsm_dbus_device_set_flush_mode (d->skeleton, s->flush_mode ? s->flush_mode : "");
+  publish_flush_mode (d, s, NULL);
   vsm_dbus_device_set_cap_bytes (d->skeleton, s->cap_bytes);
   d->uses_global = s->uses_global;
   d->pace_class = s->pace_writeback;
+  d->strict_on = vsm_state_strict_limit_on (s);
 }
 
 static void start_job (VsmdDevice *d, gboolean restore, const char *reason,
@@ -272,6 +301,17 @@ vsmd_device_update_state (VsmdDevice *d, const VsmState *s)
     reset_limits (d, s->bandwidth, s->cap_bytes);
   if (cap_moved)
     reassert_cap (d, s);
+  /* strict_limit stays dropped for the drive: another front end's apply
+   * (a change event's) set it again */
+  if (d->strict_dropped && d->strict_on && !d->applying && d->strict_drop_tries < 3)
+    {
+      d->strict_drop_tries++;
+      g_message ("%s: strict_limit is set again; dropping it (the writeback stall fallback)",
+                 d->bdi);
+      start_job (d, FALSE, "strict_limit set again by another front end", NULL);
+    }
+  else if (!d->strict_on)
+    d->strict_drop_tries = 0;
 }
 
 /* facts only the drive tells (identity, removable, confidence); again at
@@ -335,6 +375,9 @@ vsmd_device_new (VsmdBouncer *bouncer, const VsmState *s)
   d->adopted = vsmd_options_adopt (d->bdi);
   d->device_cap = vsmd_options_kernel_has_device_cap (d->bdi);
   d->global_for_mounted = -1;
+  vsm_stall_init (&d->stall, NULL);
+  d->stall.limits.slack_bytes =
+    vsm_wb_stat_error_bytes (g_get_num_processors (), (guint64)sysconf (_SC_PAGESIZE));
   d->adopt_until = g_get_monotonic_time () + ADOPT_WAIT_USEC;
   vsmd_device_update_state (d, s);
   read_facts (d);
@@ -602,6 +645,7 @@ vsmd_device_set_mount_points (VsmdDevice *d, const char *const *mount_points)
     owner = vsmd_options_mount_point_owner (mount_points);
   vsm_dbus_device_set_mount_points (d->skeleton, mount_points);
   vsm_dbus_device_set_mounted_by (d->skeleton, owner);
+  publish_flush_mode (d, NULL, mounts);
   set_mounted (d, mount_points[0] != NULL);
   follow_mount (d, owner, mount_points);
   if (vsmd_options_global_due (d->device_cap, d->mounted, &d->global_for_mounted))
@@ -640,6 +684,7 @@ typedef struct
   gboolean restore;
   gboolean set_options;
   VsmUserOptions *options;
+  char *drop_strict_limit; /* why; NULL: the plan's strict_limit */
 } Job;
 
 static void
@@ -648,6 +693,7 @@ job_free (Job *j)
   g_free (j->syspath);
   g_free (j->bdi);
   g_free (j->reason);
+  g_free (j->drop_strict_limit);
   vsm_policy_free (j->policy);
   vsm_user_options_free (j->options);
   g_free (j);
@@ -665,7 +711,8 @@ job_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
                    .bandwidth_source = "measured by vfat-smartd",
                    .policy = g_steal_pointer (&j->policy),
                    .set_user_options = j->set_options,
-                   .user_options = j->options };
+                   .user_options = j->options,
+                   .drop_strict_limit = j->drop_strict_limit };
   gboolean ok;
 
   if (j->restore)
@@ -741,6 +788,7 @@ start_job (VsmdDevice *d, gboolean restore, const char *reason, GDBusMethodInvoc
   j->options = d->options ? vsm_user_options_copy (d->options) : NULL;
   if (!restore)
     d->options_changed = FALSE;
+  j->drop_strict_limit = g_strdup (d->strict_dropped);
   g_task_set_task_data (task, j, (GDestroyNotify)job_free);
   g_task_run_in_thread (task, job_run);
 }
@@ -793,6 +841,37 @@ publish_sample (VsmdDevice *d, const VsmDirtyInfo *di)
   vsm_dbus_device_set_bytes_written (d->skeleton, vsm_learn_get_bytes_written (d->learn));
 }
 
+/* A writer throttled by strict_limit with no writeback under way
+ * (vsm-stall.h): the kernel has the regression of "mm/block/fs: remove
+ * laptop_mode" without its fix, and the cap would stall every copy. Fall
+ * back once, for as long as the drive is plugged: strict_limit off,
+ * max_bytes kept. */
+static void
+check_stall (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st, gint64 now)
+{
+  VsmStallSample s;
+
+  if (!d->strict_on || d->strict_dropped != NULL)
+    {
+      VsmStallLimits limits = d->stall.limits;
+      vsm_stall_init (&d->stall, &limits);
+      return;
+    }
+  vsm_stall_sample_from (&s, now, di, st, vsm_dbus_device_get_cap_bytes (d->skeleton));
+  if (vsm_stall_feed (&d->stall, &s) != VSM_STALL_STALLED)
+    return;
+  d->strict_dropped = g_strdup_printf (
+    _ ("fallback: writers were throttled with no writeback under way for %.0f s of the last "
+       "%.0f s (a kernel with \"mm/block/fs: remove laptop_mode\" and without \"mm: reinstate "
+       "unconditional writeback start in balance_dirty_pages()\"): strict_limit dropped for "
+       "this drive until it is unplugged, max_bytes kept (without strict_limit it bites only "
+       "once the system's dirty data passes the freerun point)"),
+    (double)d->stall.idle_usec / G_USEC_PER_SEC,
+    (double)d->stall.limits.window_usec / G_USEC_PER_SEC);
+  g_warning ("%s: %s", d->bdi, d->strict_dropped);
+  start_job (d, FALSE, "writeback stall", NULL);
+}
+
 static gboolean
 on_tick (gpointer data)
 {
@@ -821,6 +900,7 @@ on_tick (gpointer data)
     d->measured_this_mount = vsm_learn_get_bandwidth (d->learn);
   vsm_dirty_info_read (d->bdi, &di);
   publish_sample (d, &di);
+  check_stall (d, &di, have_stat ? &st : NULL, now);
   update_pacing (d, &di, have_stat ? &st : NULL, now);
   if (g_get_monotonic_time () - d->last_drift_check > DRIFT_CHECK_USEC)
     check_cap_drift (d);
@@ -912,7 +992,7 @@ on_apply (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
 {
   g_auto (VsmdAuthTarget) t = { 0 };
 
-  if (refuse_when_stopping (d, inv))
+  if (refuse_when_stopping (d, inv) || !vsmd_limits_take_call (inv))
     return TRUE;
   auth_target (d, &t);
   vsmd_bouncer_check (d->bouncer, inv, &t, do_apply, g_object_ref (d), g_object_unref);
@@ -924,7 +1004,7 @@ on_restore (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
 {
   g_auto (VsmdAuthTarget) t = { 0 };
 
-  if (refuse_when_stopping (d, inv))
+  if (refuse_when_stopping (d, inv) || !vsmd_limits_take_call (inv))
     return TRUE;
   auth_target (d, &t);
   vsmd_bouncer_check (d->bouncer, inv, &t, do_restore, g_object_ref (d), g_object_unref);
@@ -975,9 +1055,17 @@ static gboolean
 on_set_options (VsmDbusDevice *s, GDBusMethodInvocation *inv, GVariant *options, VsmdDevice *d)
 {
   g_auto (VsmdAuthTarget) t = { 0 };
+  g_autoptr (GError) error = NULL;
 
-  if (refuse_when_stopping (d, inv))
+  if (refuse_when_stopping (d, inv) || !vsmd_limits_take_call (inv))
     return TRUE;
+  /* bounded before anyone is asked: nothing oversized is logged or kept */
+  if (!vsmd_limits_check_options (options, &error))
+    {
+      g_message ("%s: SetOptions refused: %s", d->bdi, error->message);
+      g_dbus_method_invocation_return_gerror (inv, error);
+      return TRUE;
+    }
   auth_target (d, &t);
   vsmd_bouncer_check_as (d->bouncer, inv, &t, do_set_options, g_object_ref (d), g_object_unref);
   return TRUE;

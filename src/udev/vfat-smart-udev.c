@@ -76,6 +76,7 @@ assess_event (const char *syspath, const char *const *env)
       return NULL;
     }
   vsm_udev_device_from_event (d, env);
+  vsm_udev_disk_fs_facts (client, d);
   return vsm_assess_device (d, NULL, NULL);
 }
 

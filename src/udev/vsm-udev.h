@@ -17,6 +17,15 @@ char *vsm_udev_env_line (const char *key, const char *value);
  * into the facts. envp: the helper's environment. */
 void vsm_udev_device_from_event (VsmDevice *device, const char *const *envp);
 
+/* A whole-disk event of a partitioned disk has no ID_FS_* of its own
+ * (any tool that opens the disk for writing and closes it causes one): the
+ * facts of the FAT or exFAT file system on it, from udev's database of its
+ * partitions (the one that names the disk: the mounted one, else the
+ * first), else what the disk's record knows. Without them such an event
+ * re-plans the disk as holding no file system and its record loses the
+ * partition's. Nothing is read from the drive. */
+void vsm_udev_disk_fs_facts (GUdevClient *client, VsmDevice *device);
+
 /* The properties for a disk or partition event, in order. applied: the
  * knobs are in place; is_fs: the event is for the device holding the
  * filesystem (partition or superfloppy). */

@@ -345,6 +345,57 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
         self.assertEqual(len(self.list_devices()), 1)
 
+    def test_set_options_bounded(self):
+        """what a caller sends is bounded: sizes, counts, control characters"""
+        _, bdi, path = self.managed_stick()
+        self.start_daemon()
+        self.polkit_allow(["org.vfatsmart.manage"])
+        many = "{'ignore-devices': <[%s]>}" % ", ".join(
+            "'usb:1234:5678:%0100d'" % i for i in range(1000))
+        long_one = "{'ignore-devices': <['%s']>}" % ("x" * 5000)
+        too_many_keys = "{%s}" % ", ".join("'k%d': <1>" % i for i in range(100))
+        for bad, why in ((many, "too many"), (long_one, "too long"),
+                         (too_many_keys, "too many")):
+            ok, err = self.call_unprivileged(path, "SetOptions", bad)
+            self.assertFalse(ok, bad[:80])
+            self.assertIn("org.vfatsmart.VfatSmart1.Error.InvalidArgument", err)
+            self.assertIn(why, err)
+        # a control character in any string, a value or a key: refused as that
+        for bad in ("{'flush-mode': <'dirty-cap\\nvfat-smartd: forged'>}",
+                    "{'ignore-devices': <['a\\u009b2J']>}",
+                    "{'max-dirty-\\u001b[2J': <4.0>}"):
+            ok, err = self.call_unprivileged(path, "SetOptions", bad)
+            self.assertFalse(ok, bad)
+            self.assertIn("control character", err)
+        # nothing was kept: the options file stays what a restart loads
+        self.assertFalse(any(f.endswith(".options") and os.path.getsize(
+            os.path.join(self.state, f)) > 16384 for f in os.listdir(self.state)))
+        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        # what is in bounds still works
+        ok, err = self.call_unprivileged(path, "SetOptions",
+                                         "{'ignore-devices': <['usb:1234:5678:ABC']>}")
+        self.assertTrue(ok, err)
+
+    def test_calls_rate_limited_per_caller(self):
+        """one caller's flood of calls is refused with Busy, then it may call again"""
+        _, bdi, path = self.managed_stick()
+        self.start_daemon()
+        refused = 0
+        for _ in range(200):
+            try:
+                self.call(path, "SetOptions", GLib.Variant("(a{sv})", ({},)))
+            except GLib.Error as e:
+                self.assertIn("org.vfatsmart.VfatSmart1.Error.Busy", e.message)
+                self.assertIn("too many calls", e.message)
+                refused += 1
+        self.assertGreater(refused, 100)
+        # tokens come back with time
+        time.sleep(1.5)
+        self.call(path, "SetOptions", GLib.Variant("(a{sv})", ({},)))
+        # another caller has a bucket of its own
+        ok, err = self.call_unprivileged(path, "Restore")
+        self.assertNotIn("Busy", err)
+
     def test_set_options_allowed(self):
         _, bdi, path = self.managed_stick()
         self.start_daemon()
@@ -462,6 +513,57 @@ class TestDaemon(unittest.TestCase):
         self.pump(4)
         self.assertEqual(len(self.signals), n, "PropertiesChanged after the data was written")
 
+    def test_writeback_stall_fallback(self):
+        """A writer throttled at the device's threshold with nothing in writeback and no
+        sector written (Linux 7.0's "remove laptop_mode" without its fix): strict_limit is
+        dropped through the recorded apply, max_bytes stays, status says so, restore
+        puts the original back."""
+        node, bdi, path = self.managed_stick()
+        _, disk_sys, _ = self.fixture_nodes("usb-storage-ss-stick")
+        knob = os.path.join(self.root, "sys/class/bdi", bdi)
+
+        def read(name):
+            with open(os.path.join(knob, name)) as f:
+                return f.read().strip()
+        self.assertEqual(read("strict_limit"), "1")
+        max_bytes = read("max_bytes")
+        self.write_stat(disk_sys, 5000, 100)
+        self.start_daemon()
+        # healthy first: throttled, but the flusher writes all the time
+        sectors = 5000
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 6:
+            sectors += 20000
+            self.write_stat(disk_sys, sectors, 100)
+            self.set_stats(bdi, 36000, 4000)
+            self.pump(0.5)
+        self.assertEqual(read("strict_limit"), "1")
+        # stalled: dirty at the threshold (38912 kB), nothing in writeback, nothing written
+        self.set_stats(bdi, 38000, 0)
+        wait_for(lambda: read("strict_limit") == "0", timeout=40, what="strict_limit dropped")
+        self.assertEqual(read("max_bytes"), max_bytes)
+
+        def status():
+            r = self.cli("status", "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return json.loads(r.stdout)["devices"][0]
+        wait_for(lambda: status()["strict_limit_dropped"], timeout=10, what="the record")
+        dev = status()
+        self.assertTrue(dev["strict_limit_dropped"])
+        self.assertEqual(dev["knobs"]["strict_limit"]["applied"], "0")
+        self.assertTrue(any("strict_limit dropped" in x for x in dev["reasons"]), dev["reasons"])
+        r = self.cli("status")
+        self.assertIn("strict_limit dropped by vfat-smartd", r.stdout)
+        # another front end applies the plan again: the daemon drops it again
+        self.set_stats(bdi, 0, 0)
+        r = self.cli("apply", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        wait_for(lambda: read("strict_limit") == "0", timeout=10, what="strict_limit dropped again")
+        self.stop_daemon()
+        r = self.cli("restore", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(read("strict_limit"), "0")  # the fixture's original
+
     def test_watch_and_status(self):
         node, _, _ = self.managed_stick()
         # without the daemon: status as before, watch says why it cannot
@@ -488,6 +590,24 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("vfat-smartd:", r.stdout)
         self.assertIn("nothing measured yet", r.stdout)
+
+    def test_watch_without_debugfs(self):
+        """no per-drive estimate: watch says which figure it shows, reads it
+        live, and never says "safe to unplug" while writes are in flight"""
+        node, bdi, path = self.managed_stick()
+        os.unlink(os.path.join(self.root, "sys/kernel/debug/bdi", bdi, "stats"))
+        disk = os.path.realpath(os.path.join(self.root, "sys/dev/block", bdi))
+        self.bed.set_attribute(disk[len(self.root):], "inflight", "       0        7\n")
+        self.start_daemon()
+        # the daemon's first sample: the whole system's figure
+        wait_for(lambda: self.prop(path, "AtRiskScope") == "system", what="a sample")
+        r = self.cli("watch", "--once", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("system-wide", r.stdout)
+        self.assertIn("7 writes in flight", r.stdout)
+        self.assertNotIn("safe to unplug", r.stdout)
+        self.assertNotIn("nothing at risk", r.stdout)
+        self.assertIn("keep it plugged in", r.stdout)
 
     def start_udisks_mock(self, partition_devnum):
         """a udisksd with one FAT partition, not mounted"""
@@ -787,10 +907,13 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(daemon["cap_bytes"], 57 * 1024 * 1024)
         self.assertEqual(daemon["mounted_by"], self.caller_uid())
         rows = {p["key"]: p for p in daemon["policy"]}
+        # the values as JSON values: numbers as numbers, words as strings
         self.assertEqual((rows["max-dirty-seconds"]["value"], rows["max-dirty-seconds"]["origin"]),
-                         ("3.0", "user"))
+                         (3.0, "user"))
+        self.assertIsInstance(rows["max-dirty-seconds"]["value"], float)
+        self.assertEqual(rows["dirty-cap-max-bytes"]["value"], 268435456)
         self.assertEqual(rows["flush-mode"]["origin"], "locked")
-        self.assertEqual(rows["flush-mode"]["your_value"], "'off'")
+        self.assertEqual(rows["flush-mode"]["your_value"], "off")
         self.assertEqual(rows["flush-mode"]["not_in_force"], "locked by the administrator")
         self.assertIsNone(rows["max-dirty-seconds"]["your_value"])
         self.assertEqual(rows["user-max-dirty-seconds"]["origin"], "admin")

@@ -473,6 +473,72 @@ test_udev_hostile_event (Fixture *fx, gconstpointer data)
     g_assert_false (g_str_has_prefix (g_ptr_array_index (props, i), "UDISKS_"));
 }
 
+/* A change event of the whole disk (any tool that opens the disk for
+ * writing and closes it causes one) after the partition's: the disk has no
+ * ID_FS_* of its own, and its run must not erase the file system from the
+ * record (status showed "none", and on 6.1 kernel-flush for exFAT). */
+static VsmState *
+disk_event (Fixture *fx)
+{
+  g_autoptr (GUdevDevice) disk = g_udev_client_query_by_device_file (fx->client, fx->node);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmAssessment) a = NULL;
+  VsmState *s = NULL;
+  const char *envp[] = { "ACTION=change", "DEVTYPE=disk", "ID_PART_TABLE_TYPE=dos", NULL };
+  VsmDevice *d;
+
+  g_assert_nonnull (disk);
+  d = vsm_device_new_from_udev (fx->client, disk, NULL, &error);
+  g_assert_no_error (error);
+  vsm_udev_device_from_event (d, envp);
+  vsm_udev_disk_fs_facts (fx->client, d);
+  a = vsm_assess_device (d, policy_default (), NULL);
+  g_assert_true (vsm_assessment_apply (a, &test_options, NULL, NULL, &s, &error));
+  g_assert_no_error (error);
+  return s;
+}
+
+static void
+test_udev_disk_event_keeps_fs (Fixture *fx, gconstpointer data)
+{
+  const FixtureCase *c = data;
+  g_autofree char *part = find_node (c, "partition", 0);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmAssessment) a = vsm_assess (fx->client, part, policy_default (), NULL, &error);
+  g_autoptr (VsmState) first = NULL, after = NULL, from_record = NULL;
+  g_autoptr (GUdevDevice) p = NULL;
+  gboolean new_kernel = g_str_equal (c->kernel, "6.12");
+
+  g_assert_no_error (error);
+  g_assert_true (vsm_assessment_apply (a, &test_options, NULL, NULL, &first, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (first->fs_type, ==, c->fs_type);
+
+  after = disk_event (fx);
+  g_assert_cmpstr (after->fs_type, ==, c->fs_type);
+  g_assert_cmpstr (after->flush_mode, ==, first->flush_mode);
+  /* 6.1: exFAT has no flush option, nothing is capped: never kernel-flush */
+  if (!new_kernel && g_str_equal (c->fs_type, "exfat"))
+    g_assert_cmpstr (after->flush_mode, ==, "off");
+
+  /* the partitions' entries hold nothing (their events did not run yet):
+   * the record's facts stay */
+  p = g_udev_client_query_by_device_file (fx->client, part);
+  umockdev_testbed_set_property (fx->bed, g_udev_device_get_sysfs_path (p), "ID_FS_TYPE", "");
+  from_record = disk_event (fx);
+  g_assert_cmpstr (from_record->fs_type, ==, c->fs_type);
+  g_assert_cmpstr (from_record->flush_mode, ==, first->flush_mode);
+}
+
+static const FixtureCase disk_event_cases[] = {
+  { "6.1", "uas-hdd", "disk", 0, "uas", "usb-hdd", 5000, FALSE, TRUE, FALSE, "exfat", "UASHDD", 512,
+    "UASHDD1" },
+  { "6.12", "uas-hdd", "disk", 0, "uas", "usb-hdd", 5000, FALSE, TRUE, FALSE, "exfat", "UASHDD",
+    512, "UASHDD1" },
+  { "6.12", "usb-storage-ss-stick", "disk", 0, "usb-storage", "usb-stick", 5000, TRUE, TRUE, FALSE,
+    "vfat", "STICKSS", 1024, "STICKSS1" },
+};
+
 static void
 test_udev_env_line (void)
 {
@@ -766,6 +832,14 @@ main (int argc, char **argv)
       g_test_add_func ("/udev/note-answer", test_udev_note_answer);
       g_test_add_func ("/device/identity-without-serial", test_identity_without_serial);
       g_test_add_func ("/device/sysfs-scan", test_sysfs_scan);
+      for (gsize i = 0; i < G_N_ELEMENTS (disk_event_cases); i++)
+        {
+          const FixtureCase *c = &disk_event_cases[i];
+          g_autofree char *path =
+            g_strdup_printf ("/udev/%s/%s/disk-event-keeps-fs", c->kernel, c->fixture);
+          g_test_add (path, Fixture, c, fixture_setup, test_udev_disk_event_keeps_fs,
+                      fixture_teardown);
+        }
     }
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {

@@ -666,6 +666,37 @@ test_json_strings (void)
   g_assert_true (json_parser_load_from_data (parser, text, -1, NULL));
 }
 
+/* a C1 control (CSI U+009B, OSC U+009D) or DEL in a label reaches the
+ * terminal of whoever reads the JSON only as its escape */
+static void
+test_json_c1_controls (void)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autofree char *text = NULL;
+  JsonNode *root;
+  const char *label = "A\xc2\x9b"
+                      "2J\xc2\x9d"
+                      "0;X\x7f\xc2\xa0Z";
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "label");
+  json_builder_add_string_value (b, label);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  text = vsm_json_to_string (root);
+  json_node_unref (root);
+  g_assert_null (strstr (text, "\xc2\x9b"));
+  g_assert_null (strstr (text, "\xc2\x9d"));
+  g_assert_null (strchr (text, 0x7f));
+  g_assert_nonnull (strstr (text, "\\u009b2J\\u009d0;X\\u007f\xc2\xa0Z"));
+  /* and it reads back as what the drive said */
+  g_assert_true (json_parser_load_from_data (parser, text, -1, NULL));
+  g_assert_cmpstr (
+    json_object_get_string_member (json_node_get_object (json_parser_get_root (parser)), "label"),
+    ==, label);
+}
+
 static void
 test_numbers (void)
 {
@@ -857,5 +888,6 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/gsettings", test_policy_gsettings);
   g_test_add_func ("/display/sanitize", test_sanitize);
   g_test_add_func ("/display/json-strings", test_json_strings);
+  g_test_add_func ("/display/json-c1-controls", test_json_c1_controls);
   return g_test_run ();
 }
