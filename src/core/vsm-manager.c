@@ -184,6 +184,11 @@ reapply_intent (const VsmState *s, const VsmReapply *r)
 
   if (r->set_user_options)
     vsm_intent_set_user_options (intent, r->user_options);
+  if (r->set_class)
+    {
+      intent->set_class = TRUE;
+      intent->klass = r->klass;
+    }
   return intent;
 }
 

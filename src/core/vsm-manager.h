@@ -66,6 +66,10 @@ typedef struct
    * were set for ended): user_options (NULL: none) from now on */
   gboolean set_user_options;
   const VsmUserOptions *user_options;
+  /* a class a person chose now (vfat-smart apply --class through the
+   * daemon): it replaces the recorded one */
+  gboolean set_class;
+  VsmClass klass;
   /* the writeback stall fallback (vsm-stall.h): why strict_limit is
    * dropped for the drive; NULL: the plan's strict_limit */
   const char *drop_strict_limit;

@@ -83,6 +83,10 @@ struct _VsmdDevice
   gboolean pace_off;        /* the worker failed on this mount: not again */
   gboolean pace_class;      /* the plan paces this drive's class (VsmState) */
   gboolean options_changed; /* the next apply records the options in force */
+  gboolean class_asked;     /* the next apply records class_wanted (ApplyWith) */
+  VsmClass class_wanted;
+  gboolean class_waiting; /* ApplyWith's class while polkit is asked */
+  VsmClass class_waiting_value;
 
   VsmStall stall;          /* throttled writers with no writeback (vsm-stall.h) */
   gboolean strict_on;      /* the record has strict_limit=1 applied */
@@ -347,6 +351,8 @@ read_facts (VsmdDevice *d)
 
 static void start_ticking (VsmdDevice *d, guint ms);
 static gboolean on_apply (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d);
+static gboolean on_apply_with (VsmDbusDevice *s, GDBusMethodInvocation *inv, GVariant *options,
+                               VsmdDevice *d);
 static gboolean on_restore (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d);
 static gboolean on_set_options (VsmDbusDevice *s, GDBusMethodInvocation *inv, GVariant *options,
                                 VsmdDevice *d);
@@ -370,6 +376,7 @@ vsmd_device_new (VsmdBouncer *bouncer, const VsmState *s)
   vsm_dbus_device_set_bandwidth_source (d->skeleton, s->bandwidth ? "plan" : "");
   vsm_dbus_device_set_at_risk_scope (d->skeleton, "device");
   g_signal_connect (d->skeleton, "handle-apply", G_CALLBACK (on_apply), d);
+  g_signal_connect (d->skeleton, "handle-apply-with", G_CALLBACK (on_apply_with), d);
   g_signal_connect (d->skeleton, "handle-restore", G_CALLBACK (on_restore), d);
   g_signal_connect (d->skeleton, "handle-set-options", G_CALLBACK (on_set_options), d);
   d->adopted = vsmd_options_adopt (d->bdi);
@@ -684,6 +691,8 @@ typedef struct
   gboolean restore;
   gboolean set_options;
   VsmUserOptions *options;
+  gboolean set_class;
+  VsmClass klass;
   char *drop_strict_limit; /* why; NULL: the plan's strict_limit */
 } Job;
 
@@ -712,6 +721,8 @@ job_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
                    .policy = g_steal_pointer (&j->policy),
                    .set_user_options = j->set_options,
                    .user_options = j->options,
+                   .set_class = j->set_class,
+                   .klass = j->klass,
                    .drop_strict_limit = j->drop_strict_limit };
   gboolean ok;
 
@@ -786,8 +797,10 @@ start_job (VsmdDevice *d, gboolean restore, const char *reason, GDBusMethodInvoc
   j->reason = g_strdup (reason);
   j->set_options = d->options_changed;
   j->options = d->options ? vsm_user_options_copy (d->options) : NULL;
+  j->set_class = d->class_asked;
+  j->klass = d->class_wanted;
   if (!restore)
-    d->options_changed = FALSE;
+    d->options_changed = d->class_asked = FALSE;
   j->drop_strict_limit = g_strdup (d->strict_dropped);
   g_task_set_task_data (task, j, (GDestroyNotify)job_free);
   g_task_run_in_thread (task, job_run);
@@ -996,6 +1009,77 @@ on_apply (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
     return TRUE;
   auth_target (d, &t);
   vsmd_bouncer_check (d->bouncer, inv, &t, do_apply, g_object_ref (d), g_object_unref);
+  return TRUE;
+}
+
+static void
+do_apply_with (GDBusMethodInvocation *inv, gpointer data)
+{
+  VsmdDevice *d = VSMD_DEVICE (data);
+  gboolean set_class = d->class_waiting;
+
+  /* what this call asked, once authorized */
+  if (set_class && !d->applying)
+    {
+      d->class_asked = TRUE;
+      d->class_wanted = d->class_waiting_value;
+    }
+  d->class_waiting = FALSE;
+  start_job (d, FALSE, set_class ? "a class chosen over D-Bus" : "asked over D-Bus", inv);
+}
+
+/* the options of ApplyWith, checked before polkit is asked */
+static gboolean
+read_apply_options (GVariant *options, gboolean *set_class, VsmClass *klass, GError **error)
+{
+  GVariantIter it;
+  const char *key;
+  GVariant *value;
+
+  *set_class = FALSE;
+  g_variant_iter_init (&it, options);
+  while (g_variant_iter_next (&it, "{&sv}", &key, &value))
+    {
+      g_autoptr (GVariant) v = value;
+
+      if (!g_str_equal (key, "class"))
+        {
+          g_set_error (error, VSMD_ERROR, VSMD_ERROR_INVALID_ARGUMENT, "unknown option '%s'", key);
+          return FALSE;
+        }
+      if (!g_variant_is_of_type (v, G_VARIANT_TYPE_STRING) ||
+          !vsm_class_from_string (g_variant_get_string (v, NULL), klass))
+        {
+          g_set_error (error, VSMD_ERROR, VSMD_ERROR_INVALID_ARGUMENT,
+                       "class: not a class name (usb-stick, usb-stick-uas, usb-ssd, usb-hdd, "
+                       "card-reader, unknown, internal)");
+          return FALSE;
+        }
+      *set_class = TRUE;
+    }
+  return TRUE;
+}
+
+static gboolean
+on_apply_with (VsmDbusDevice *s, GDBusMethodInvocation *inv, GVariant *options, VsmdDevice *d)
+{
+  g_auto (VsmdAuthTarget) t = { 0 };
+  g_autoptr (GError) error = NULL;
+  gboolean set_class;
+  VsmClass klass = VSM_CLASS_UNKNOWN;
+
+  if (refuse_when_stopping (d, inv))
+    return TRUE;
+  if (!read_apply_options (options, &set_class, &klass, &error))
+    {
+      g_dbus_method_invocation_return_gerror (inv, error);
+      return TRUE;
+    }
+  /* the latest call's: one that polkit refuses changes nothing */
+  d->class_waiting = set_class;
+  d->class_waiting_value = klass;
+  auth_target (d, &t);
+  vsmd_bouncer_check (d->bouncer, inv, &t, do_apply_with, g_object_ref (d), g_object_unref);
   return TRUE;
 }
 
