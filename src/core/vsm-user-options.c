@@ -251,21 +251,30 @@ file_name (const char *bdi)
   return g_strconcat (base, ".options", NULL);
 }
 
+static gint
+compare_keys (gconstpointer a, gconstpointer b, gpointer unused)
+{
+  return g_strcmp0 (*(const char *const *)a, *(const char *const *)b);
+}
+
 char *
 vsm_user_options_to_data (const VsmUserOptions *o, gsize *len)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
-  GHashTableIter it;
-  gpointer k, v;
 
   g_key_file_set_string (kf, GROUP, "source", o->source);
   g_key_file_set_uint64 (kf, GROUP, "uid", o->uid);
   g_key_file_set_string (kf, GROUP, "mount", o->mount ? o->mount : "");
-  g_hash_table_iter_init (&it, o->values);
-  while (g_hash_table_iter_next (&it, &k, &v))
+  g_autofree gpointer *keys = NULL;
+  guint n = 0;
+
+  /* in the same order every time: a record written twice reads the same */
+  keys = g_hash_table_get_keys_as_array (o->values, &n);
+  g_qsort_with_data (keys, n, sizeof (gpointer), compare_keys, NULL);
+  for (guint i = 0; i < n; i++)
     {
-      g_autofree char *text = g_variant_print (v, TRUE);
-      g_key_file_set_string (kf, "values", k, text);
+      g_autofree char *text = g_variant_print (g_hash_table_lookup (o->values, keys[i]), TRUE);
+      g_key_file_set_string (kf, "values", keys[i], text);
     }
   return g_key_file_to_data (kf, len, NULL);
 }

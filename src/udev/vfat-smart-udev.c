@@ -12,6 +12,7 @@
 
 #include "vsm-program.h"
 #include "vsm-udev.h"
+#include "vsm-udisks.h"
 #include "vsm-util.h"
 
 #include <stdio.h>
@@ -124,7 +125,11 @@ main (int argc, char **argv)
             error->message);
 
   is_fs = a->device->is_partition || a->device->superfloppy;
-  props = vsm_udev_properties (a, applied, is_fs);
+  /* VFAT_SMART_UDISKS_CONF: another udisks configuration (tests) */
+  props =
+    vsm_udev_properties (a, applied, is_fs, (const char *const *)env,
+                         g_getenv ("VFAT_SMART_UDISKS_CONF") ? g_getenv ("VFAT_SMART_UDISKS_CONF")
+                                                             : VSM_UDISKS_MOUNT_OPTIONS_CONF);
   for (guint i = 0; i < props->len; i++)
     printf ("%s\n", (char *)g_ptr_array_index (props, i));
   /* the next change event of this file system (an unmount's) keeps this
