@@ -147,7 +147,19 @@ vsm_assessment_apply (const VsmAssessment *a, const VsmApplyOptions *o, VsmApply
   g_return_val_if_fail (a != NULL && state != NULL, FALSE);
   *state = NULL;
   if (!a->plan->managed)
-    return apply_left_alone (a, o, error) && (step == NULL || step (a, step_data, error));
+    {
+      /* the step first: when it fails (a mount that did not happen), what
+       * an earlier apply left stays as it was, record and knobs */
+      if (step == NULL)
+        return apply_left_alone (a, o, error);
+      if (!step (a, step_data, error))
+        return FALSE;
+      if (!apply_left_alone (a, o, &local))
+        g_warning ("%s: left alone now, but what an earlier apply set could not be put back "
+                   "(`vfat-smart restore` tries again): %s",
+                   a->device->devnode, local->message);
+      return TRUE;
+    }
 
   if (o != NULL)
     with_intent = *o;

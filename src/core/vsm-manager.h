@@ -48,9 +48,9 @@ typedef gboolean (*VsmApplyStep) (const VsmAssessment *a, gpointer data, GError 
 /* The one apply every front end runs. A managed plan: one transaction
  * (vsm-apply.h) around step; *state gets the record, with the intent
  * (a->intent, by options->source, with the policy's origin). A plan that
- * leaves the drive alone: whatever an earlier apply of the disk left is
- * restored, step runs, and *state is NULL. On failure nothing is left
- * changed. */
+ * leaves the drive alone: step runs, then whatever an earlier apply of the
+ * disk left is restored (a warning when that fails after step succeeded),
+ * and *state is NULL. On failure nothing is left changed. */
 gboolean vsm_assessment_apply (const VsmAssessment *a, const VsmApplyOptions *options,
                                VsmApplyStep step, gpointer step_data, VsmState **state,
                                GError **error);

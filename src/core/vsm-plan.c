@@ -229,6 +229,16 @@ static const CapMechanism cap_mechanisms[] = {
         "and vm.dirty_background_bytes, which act on every disk") },
 };
 
+gboolean
+vsm_plan_knob_is_written (const char *name)
+{
+  for (gsize i = 0; name != NULL && i < G_N_ELEMENTS (cap_mechanisms); i++)
+    for (gsize k = 0; k < G_N_ELEMENTS (cap_mechanisms[i].knobs); k++)
+      if (g_strcmp0 (cap_mechanisms[i].knobs[k], name) == 0)
+        return TRUE;
+  return FALSE;
+}
+
 static const CapMechanism *
 find_cap_mechanism (const VsmKernel *k, const VsmPolicy *p)
 {

@@ -70,4 +70,8 @@ gboolean vsm_plan_device_ignored (const VsmDevice *device, const VsmPolicy *poli
  * vm.dirty_background_bytes */
 guint64 vsm_plan_global_value (const char *knob, guint64 cap);
 
+/* TRUE for a knob some plan writes (the cap's knobs); a record naming any
+ * other is not obeyed. */
+gboolean vsm_plan_knob_is_written (const char *name);
+
 G_END_DECLS

@@ -9,6 +9,7 @@
 #include "vsm-paths.h"
 #include "vsm-util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -20,6 +21,8 @@
 #include <unistd.h>
 
 #define MAX_STATE_SIZE (256 * 1024)
+/* a write takes milliseconds; a temporary this old belongs to no live run */
+#define VSM_STATE_STALE_TEMPORARY_S (10 * 60)
 
 void
 vsm_knob_record_free (VsmKnobRecord *r)
@@ -131,6 +134,53 @@ ensure_dir (GError **error)
   return TRUE;
 }
 
+/* A temporary of an atomic write (NAME.XXXXXX, NAME a file of ours) */
+static gboolean
+is_temporary (const char *name)
+{
+  const char *dot = strrchr (name, '.');
+  g_autofree char *base = NULL;
+
+  if (dot == NULL || strlen (dot + 1) != 6)
+    return FALSE;
+  for (const char *p = dot + 1; *p; p++)
+    if (!g_ascii_isalnum (*p))
+      return FALSE;
+  base = g_strndup (name, (gsize)(dot - name));
+  return g_str_has_suffix (base, ".state") || g_str_has_suffix (base, ".options") ||
+         g_str_equal (base, "unmounts.log");
+}
+
+/* Under the lock: the temporaries of runs killed while they wrote (older
+ * than any write takes) go. */
+static void
+remove_stale_temporaries (void)
+{
+  int dfd = open (vsm_root_dir (VSM_ROOT_STATE), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int fd = dfd >= 0 ? dup (dfd) : -1;
+  DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
+  gint64 now = g_get_real_time () / G_USEC_PER_SEC;
+  struct dirent *e;
+  guint seen = 0;
+
+  if (d == NULL && fd >= 0)
+    close (fd);
+  while (d != NULL && (e = readdir (d)) != NULL && seen++ < 10000)
+    {
+      struct stat st;
+
+      if (!is_temporary (e->d_name) || fstatat (dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+          S_ISDIR (st.st_mode) || now - (gint64)st.st_mtime < VSM_STATE_STALE_TEMPORARY_S)
+        continue;
+      if (unlinkat (dfd, e->d_name, 0) == 0)
+        g_debug ("removed %s, left by a run that did not finish", e->d_name);
+    }
+  if (d != NULL)
+    closedir (d);
+  if (dfd >= 0)
+    close (dfd);
+}
+
 int
 vsm_state_lock (guint timeout_ms, GError **error)
 {
@@ -170,6 +220,7 @@ vsm_state_lock (guint timeout_ms, GError **error)
         }
       g_usleep (10 * 1000);
     }
+  remove_stale_temporaries ();
   return fd;
 }
 
@@ -266,7 +317,7 @@ write_atomic (const char *name, const char *data, gsize len, GError **error)
     return FALSE;
   /* temp file + fsync + rename(): a symlink at path is replaced, never
    * followed, and a crash leaves the old file or the new one */
-  if (!g_file_set_contents_full (path, data, len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local))
+  if (!vsm_write_file_atomic (path, data, len, 0644, FALSE, &local))
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("cannot write %s: %s"), path,
                    local->message);
@@ -444,6 +495,23 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
   return g_steal_pointer (&s);
 }
 
+/* While the record's bdi is there, the disk it names must be the one that
+ * has it: a record naming another disk would be put back on, or forgotten
+ * for, the wrong one. A bdi that is gone took its knobs with it. */
+static gboolean
+names_its_disk (const VsmState *s)
+{
+  g_autofree char *bdi_dir = vsm_path (VSM_ROOT_SYSFS, "class", "bdi", s->bdi, NULL);
+  g_autofree char *dev_path = NULL;
+  g_autofree char *dev = NULL;
+
+  if (s->disk_name == NULL || !g_file_test (bdi_dir, G_FILE_TEST_IS_DIR))
+    return TRUE;
+  dev_path = vsm_path (VSM_ROOT_SYSFS, "block", s->disk_name, "dev", NULL);
+  dev = vsm_read_attr (dev_path, NULL);
+  return g_strcmp0 (dev, s->bdi) == 0;
+}
+
 VsmState *
 vsm_state_load (const char *bdi, GError **error)
 {
@@ -469,6 +537,12 @@ vsm_state_load (const char *bdi, GError **error)
   if (!g_str_equal (s->bdi, bdi))
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("%s names bdi %s"), path, s->bdi);
+      return NULL;
+    }
+  if (!names_its_disk (s))
+    {
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE,
+                   "%s names disk %s, but bdi %s is another disk's", path, s->disk_name, s->bdi);
       return NULL;
     }
   return g_steal_pointer (&s);
@@ -575,6 +649,14 @@ vsm_state_list (GPtrArray *corrupt, GError **error)
           continue;
         }
       g_ptr_array_add (out, s);
+    }
+  /* the vm.* record too: one that cannot be trusted is never hidden */
+  if (corrupt)
+    {
+      g_autoptr (VsmGlobalState) g = vsm_global_state_load (&local);
+      if (g == NULL)
+        g_ptr_array_add (corrupt, g_strdup_printf ("global.state: %s", local->message));
+      g_clear_error (&local);
     }
   g_ptr_array_sort (out, compare_states);
   return g_steal_pointer (&out);

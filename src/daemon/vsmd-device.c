@@ -766,6 +766,13 @@ job_done (GObject *source, GAsyncResult *res, gpointer data)
     g_signal_emit (d, signals[SIGNAL_RECORD_GONE], 0);
 }
 
+void
+vsmd_device_finish_pending (VsmdDevice *d)
+{
+  g_message ("%s: an apply did not finish; finishing it before managing the drive", d->bdi);
+  start_job (d, FALSE, "an apply did not finish", NULL);
+}
+
 /* inv may be NULL (the daemon's own re-apply); reason: why it applies */
 static void
 start_job (VsmdDevice *d, gboolean restore, const char *reason, GDBusMethodInvocation *inv)

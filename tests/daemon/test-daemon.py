@@ -504,6 +504,51 @@ class TestDaemon(unittest.TestCase):
         r = self.cli("restore", "--all")
         self.assertEqual(r.returncode, 0, r.stderr)
 
+    def test_pending_record_finished_at_start(self):
+        """an apply killed between its knob writes: the daemon finishes the
+        transaction before it manages the drive, and Apply works"""
+        if os.geteuid() != 0:
+            self.skipTest("needs root (the root caller is always allowed)")
+        _, bdi, path = self.managed_stick()
+        rec = os.path.join(self.state, bdi.replace(":", "-") + ".state")
+        strict = os.path.join(self.root, "sys/class/bdi", bdi, "strict_limit")
+        with open(rec) as f:
+            text = f.read()
+        self.assertIn("pending=false", text)
+        with open(rec, "w") as f:
+            f.write(text.replace("pending=false", "pending=true"))
+        os.chmod(rec, 0o644)
+        # the first knob written, the second not yet
+        with open(strict, "w") as f:
+            f.write("0\n")
+
+        def settled():
+            with open(rec) as f:
+                committed = "pending=false" in f.read()
+            with open(strict) as f:
+                return committed and f.read().strip() == "1"
+
+        self.start_daemon()
+        wait_for(lambda: os.path.exists(rec) and settled(),
+                 what="the interrupted apply to be finished")
+        self.assertEqual(self.list_devices(), [path])
+        self.call(path, "Apply")
+        self.assertTrue(settled())
+        self.assertEqual(self.list_devices(), [path])
+
+        # Apply on a record found pending: finished, not NotManaged
+        self.stop_daemon()
+        with open(rec) as f:
+            text = f.read()
+        self.start_daemon()
+        self.assertEqual(self.list_devices(), [path])
+        with open(rec, "w") as f:
+            f.write(text.replace("pending=false", "pending=true"))
+        self.call(path, "Apply")
+        self.assertTrue(settled())
+        r = self.cli("restore", "--all")
+        self.assertEqual(r.returncode, 0, r.stderr)
+
     def write_stat(self, syspath, sectors, ticks):
         # 17 fields; 7: sectors written, 10: io_ticks
         fields = [0] * 17
@@ -602,7 +647,7 @@ class TestDaemon(unittest.TestCase):
         wait_for(lambda: status()["strict_limit_dropped"], timeout=10, what="the record")
         dev = status()
         self.assertTrue(dev["strict_limit_dropped"])
-        self.assertEqual(str(dev["knobs"]["strict_limit"]["applied"]), "0")
+        self.assertEqual(dev["knobs"]["strict_limit"]["applied"], 0)
         self.assertTrue(any("strict_limit dropped" in x for x in dev["reasons"]), dev["reasons"])
         r = self.cli("status")
         self.assertIn("strict_limit dropped by vfat-smartd", r.stdout)
@@ -1101,10 +1146,20 @@ class TestDaemon(unittest.TestCase):
             [sys.executable, "-m", "dbusmock", "--template", "notification_daemon"],
             stdout=subprocess.DEVNULL, env=env)
         self.addCleanup(lambda: (notifyd.terminate(), notifyd.wait()))
-        self.session = Gio.DBusConnection.new_for_address_sync(
-            self.session_address,
-            Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
-            | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        # the socket exists from bind(), before dbus-daemon listens on it
+        conn = []
+
+        def connected():
+            try:
+                conn.append(Gio.DBusConnection.new_for_address_sync(
+                    self.session_address,
+                    Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
+                    | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None))
+            except GLib.Error:
+                return False
+            return True
+        wait_for(connected, what="the session bus to listen")
+        self.session = conn[0]
         self.addCleanup(lambda: self.session.close_sync(None))
 
         def has_notifyd():
