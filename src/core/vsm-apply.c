@@ -269,6 +269,7 @@ state_from_plan (const VsmDevice *d, const VsmPlan *plan, const VsmState *previo
   VsmState *s = vsm_state_new (d->bdi);
 
   s->intent = intent ? vsm_intent_copy (intent) : vsm_intent_new (source);
+  s->updated_by = g_strdup (source);
 
   s->disk_node = g_strdup (d->disk_node);
   s->disk_name = g_strdup (d->disk_name);

@@ -68,6 +68,7 @@ vsm_state_free (VsmState *s)
   g_free (s->fs_type);
   g_free (s->mount_options);
   g_free (s->source);
+  g_free (s->updated_by);
   g_free (s->baseline_stat);
   g_ptr_array_unref (s->knobs);
   g_ptr_array_unref (s->reasons);
@@ -412,6 +413,7 @@ vsm_state_to_data (const VsmState *s, gsize *len)
   set_opt (kf, "fs-type", s->fs_type);
   set_opt (kf, "mount-options", s->mount_options);
   set_opt (kf, "source", s->source);
+  set_opt (kf, "updated-by", s->updated_by);
   set_opt (kf, "baseline-stat", s->baseline_stat);
   g_key_file_set_boolean (kf, "disk", "pending", s->pending);
   g_key_file_set_boolean (kf, "disk", "uses-global", s->uses_global);
@@ -464,6 +466,7 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
   s->fs_type = get_opt (kf, "fs-type");
   s->mount_options = get_opt (kf, "mount-options");
   s->source = get_opt (kf, "source");
+  s->updated_by = get_opt (kf, "updated-by");
   s->baseline_stat = get_opt (kf, "baseline-stat");
   s->pending = g_key_file_get_boolean (kf, "disk", "pending", NULL);
   s->uses_global = g_key_file_get_boolean (kf, "disk", "uses-global", NULL);

@@ -38,7 +38,8 @@ typedef struct
   char *flush_mode;
   char *fs_type;
   char *mount_options;
-  char *source; /* who applied first, and owns the knobs: "cli", "udev", "mount" */
+  char *source;     /* who applied first, and owns the knobs: "cli", "udev", "mount" */
+  char *updated_by; /* who applied last ("daemon" for its re-applies); NULL in older records */
   guint64 cap_bytes;
   guint64 bandwidth;
   gint64 applied_at; /* g_get_real_time () */

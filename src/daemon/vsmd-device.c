@@ -283,7 +283,7 @@ reassert_cap (VsmdDevice *d, const VsmState *s)
 {
   guint64 want;
 
-  if (s->cap_bytes == 0 || g_strcmp0 (s->source, "daemon") == 0 || d->applying ||
+  if (s->cap_bytes == 0 || g_strcmp0 (s->updated_by, VSM_SOURCE_DAEMON) == 0 || d->applying ||
       (vsm_learn_get_bandwidth (d->learn) == 0 && vsm_user_options_is_empty (d->options)))
     return;
   want = vsm_learn_cap_for (&d->limits, vsm_learn_get_cap_bandwidth (d->learn));

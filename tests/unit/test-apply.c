@@ -626,6 +626,11 @@ test_reapply_keeps_class (Tree *t, gconstpointer data)
   g_assert_cmpstr (again->intent->source, ==, VSM_SOURCE_MOUNT);
   g_assert_true (again->intent->set_class);
   assert_file (t, "sys/class/bdi/7:0/strict_limit", "1");
+  /* the mount helper applied first and owns the knobs; the daemon applied
+   * last (its drift check skips its own applies) */
+  g_assert_cmpstr (first->updated_by, ==, VSM_SOURCE_MOUNT);
+  g_assert_cmpstr (again->source, ==, VSM_SOURCE_MOUNT);
+  g_assert_cmpstr (again->updated_by, ==, VSM_SOURCE_DAEMON);
 }
 
 /* -o sync stays: no cap knobs on a sync mount, no pacing */
