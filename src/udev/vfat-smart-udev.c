@@ -66,6 +66,7 @@ assess_event (const char *syspath, const char *const *env)
   g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
   g_autoptr (GUdevDevice) dev = g_udev_client_query_by_sysfs_path (client, syspath);
   g_autoptr (GError) error = NULL;
+  VsmOverrides o = { 0 };
   VsmDevice *d;
 
   if (dev == NULL)
@@ -78,7 +79,9 @@ assess_event (const char *syspath, const char *const *env)
     }
   vsm_udev_device_from_event (d, env);
   vsm_udev_disk_fs_facts (client, d);
-  return vsm_assess_device (d, NULL, NULL);
+  if (!vsm_udev_class_from_event (env, &o))
+    syslog (LOG_WARNING, "%s: VFAT_SMART_CLASS is not a class; ignored", syspath);
+  return vsm_assess_device (d, NULL, &o);
 }
 
 int

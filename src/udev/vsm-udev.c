@@ -122,6 +122,21 @@ vsm_udev_disk_fs_facts (GUdevClient *client, VsmDevice *d)
     d->fs_type = g_strdup (s->fs_type);
 }
 
+gboolean
+vsm_udev_class_from_event (const char *const *envp, VsmOverrides *o)
+{
+  const char *name = g_environ_getenv ((char **)envp, "VFAT_SMART_CLASS");
+  VsmClass klass;
+
+  if (name == NULL)
+    return TRUE;
+  if (!vsm_class_from_string (name, &klass))
+    return FALSE;
+  o->set_class = TRUE;
+  o->klass = klass;
+  return TRUE;
+}
+
 /* the names udisks matches a configuration section against: the node and
  * its links */
 static GStrv
