@@ -374,7 +374,7 @@ vsm_user_options_remove (const char *bdi, GError **error)
   if (g_unlink (path) < 0 && errno != ENOENT)
     {
       int errsv = errno;
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "cannot remove %s: %s", path,
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("cannot remove %s: %s"), path,
                    g_strerror (errsv));
       return FALSE;
     }
