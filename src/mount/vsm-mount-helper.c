@@ -232,6 +232,10 @@ mount_options (const VsmAssessment *a, const VsmMountRequest *req, GPtrArray *no
   if (req->read_write)
     mnt_optstr_append_option (&user, "rw", NULL);
   options = vsm_options_merge (a->plan->mount_options, user);
+  /* a class from the mount's fstab line: in utab too, as if given */
+  if (a->intent != NULL && a->intent->set_class &&
+      mnt_optstr_get_option (options, CLASS_OPTION_X, NULL, NULL) != 0)
+    mnt_optstr_append_option (&options, CLASS_OPTION_X, vsm_class_to_string (a->intent->klass));
   /* helper= sends root's umount(8) to umount.vfat-smart, uhelper= a user's */
   mnt_optstr_append_option (&options, "helper=" VSM_UHELPER, NULL);
   mnt_optstr_append_option (&options, "uhelper=" VSM_UHELPER, NULL);

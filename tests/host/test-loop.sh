@@ -191,8 +191,8 @@ if via_mount8 true 2> /dev/null; then
     said 0 'class usb-stick (confidence 100%), flush mode sync'
   printf '%s %s vfat-smart noauto,x-vfat-smart.class=usb-hdd 0 0\n' "$part" "$work/target" > "$work/fstab"
   out=$(LIBMOUNT_FSTAB=$work/fstab via_mount8 mount -f -v "$work/target" 2>&1); rc=$?
-  check "fstab noauto,x-vfat-smart.class=usb-hdd, mount DIR: the helper plans usb-hdd" \
-    said 0 'class usb-hdd (confidence 100%)'
+  check "fstab noauto,x-vfat-smart.class=usb-hdd, mount DIR: the helper plans usb-hdd (and utab keeps it)" \
+    eval 'said 0 "class usb-hdd (confidence 100%)" && said 0 "showexec,rw,x-vfat-smart.class=usb-hdd,helper="'
   printf 'UUID=%s %s vfat-smart noauto,x-vfat-smart.class=usb-ssd 0 0\n' "$uuid" "$work/target" > "$work/fstab"
   out=$(LIBMOUNT_FSTAB=$work/fstab via_mount8 mount -f -v "$work/target" 2>&1); rc=$?
   check "fstab UUID=... with x-vfat-smart.class=usb-ssd: the helper plans usb-ssd" \
