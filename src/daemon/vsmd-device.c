@@ -1051,7 +1051,8 @@ read_apply_options (GVariant *options, gboolean *set_class, VsmClass *klass, GEr
 
       if (!g_str_equal (key, "class"))
         {
-          g_set_error (error, VSMD_ERROR, VSMD_ERROR_INVALID_ARGUMENT, "unknown option '%s'", key);
+          g_set_error (error, VSMD_ERROR, VSMD_ERROR_INVALID_ARGUMENT,
+                       "unknown option: ApplyWith takes only 'class'");
           return FALSE;
         }
       if (!g_variant_is_of_type (v, G_VARIANT_TYPE_STRING) ||
@@ -1075,9 +1076,10 @@ on_apply_with (VsmDbusDevice *s, GDBusMethodInvocation *inv, GVariant *options, 
   gboolean set_class;
   VsmClass klass = VSM_CLASS_UNKNOWN;
 
-  if (refuse_when_stopping (d, inv))
+  if (refuse_when_stopping (d, inv) || !vsmd_limits_take_call (inv))
     return TRUE;
-  if (!read_apply_options (options, &set_class, &klass, &error))
+  if (!vsmd_limits_check_options (options, &error) ||
+      !read_apply_options (options, &set_class, &klass, &error))
     {
       g_dbus_method_invocation_return_gerror (inv, error);
       return TRUE;

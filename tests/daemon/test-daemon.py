@@ -453,10 +453,14 @@ class TestDaemon(unittest.TestCase):
         self.assertIn("NotAuthorized", err)
         self.assertEqual(self.prop(path, "Class"), "usb-stick")
         self.polkit_allow(["org.vfatsmart.manage"])
-        for bad in ("{'class': <'floppy'>}", "{'class': <1>}", "{'bogus': <'x'>}"):
+        for bad in ("{'class': <'floppy'>}", "{'class': <1>}", "{'bogus': <'x'>}",
+                    "{'cl\\u001b[2Jass': <'usb-hdd'>}", "{'class': <'usb-\\nhdd'>}",
+                    "{'class': <'%s'>}" % ("x" * 300)):
             ok, err = self.call_unprivileged(path, "ApplyWith", bad)
             self.assertFalse(ok, bad)
             self.assertIn("InvalidArgument", err, bad)
+            self.assertNotIn("\x1b", err)
+            self.assertNotIn("xxxxxxxx", err)
         ok, err = self.call_unprivileged(path, "ApplyWith", "{'class': <'usb-hdd'>}")
         self.assertTrue(ok, err)
         self.assertEqual(self.prop(path, "Class"), "usb-hdd")
