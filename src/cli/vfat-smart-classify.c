@@ -65,6 +65,6 @@ cli_classify (int argc, char **argv)
   print_device (a->device);
   cli_field (_ ("Class"), _ ("%s (confidence %u%%)"),
              vsm_class_to_string (a->classification->klass), a->classification->confidence);
-  cli_list (_ ("Why"), a->classification->reasons);
+  cli_reasons (_ ("Why"), a->classification->reasons);
   return 0;
 }

@@ -58,6 +58,8 @@ void cli_print_json (JsonNode *node);
 /* "Label:" padded to a column, then the value */
 void cli_field (const char *label, const char *format, ...) G_GNUC_PRINTF (2, 3);
 void cli_list (const char *label, GPtrArray *lines);
+/* reasons (VsmReason*), each translated here (vsm-reason.h), as cli_list */
+void cli_reasons (const char *label, GPtrArray *reasons);
 
 /* The shared head of classify, plan and apply: [--json] [--class CLASS]
  * DEVICE, then the assessment. Returns TRUE and sets *out, or FALSE with

@@ -132,6 +132,16 @@ cli_list (const char *label, GPtrArray *lines)
     }
 }
 
+void
+cli_reasons (const char *label, GPtrArray *reasons)
+{
+  g_autoptr (GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; reasons && i < reasons->len; i++)
+    g_ptr_array_add (lines, vsm_reason_to_display (g_ptr_array_index (reasons, i)));
+  cli_list (label, lines);
+}
+
 gboolean
 cli_assess_command (const char *command, const char *summary, int argc, char **argv, gboolean *json,
                     VsmAssessment **out, int *exit_status)

@@ -43,6 +43,6 @@ cli_plan (int argc, char **argv)
   cli_field (_ ("Knobs"), "%s", knobs->len ? knobs->str : _ ("none"));
   cli_field (_ ("Kernel"), _ ("%s; flush fix %s"), a->kernel->release ? a->kernel->release : "?",
              vsm_flush_fix_to_string (a->kernel->flush_fix));
-  cli_list (_ ("Why"), p->reasons);
+  cli_reasons (_ ("Why"), p->reasons);
   return 0;
 }

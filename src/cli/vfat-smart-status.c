@@ -313,7 +313,7 @@ print_entry (const VsmStatusEntry *e, VsmDbusManager *daemon)
                    : _ (" (acts on every disk)"));
     }
 
-  cli_list (_ ("  Why"), s->reasons);
+  cli_reasons (_ ("  Why"), s->reasons);
   print_io (e);
   print_history (e);
   print_daemon (e, daemon);

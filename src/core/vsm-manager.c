@@ -42,9 +42,9 @@ apply_fact_overrides (VsmAssessment *a, const VsmOverrides *o)
     {
       if (c->klass != o->klass)
         g_ptr_array_insert (c->reasons, 0,
-                            g_strdup_printf (_ ("class set by hand to %s (detected: %s)"),
-                                             vsm_class_to_string (o->klass),
-                                             vsm_class_to_string (c->klass)));
+                            vsm_reason_new (N_ ("class set by hand to %s (detected: %s)"),
+                                            vsm_class_to_string (o->klass),
+                                            vsm_class_to_string (c->klass)));
       c->klass = o->klass;
       c->confidence = 100;
     }
@@ -97,7 +97,7 @@ vsm_assess_device (VsmDevice *device, VsmPolicy *policy, const VsmOverrides *ove
   for (guint i = 0; i < a->policy->problems->len; i++)
     g_ptr_array_add (
       a->plan->reasons,
-      g_strdup_printf (_ ("policy: %s"), (char *)g_ptr_array_index (a->policy->problems, i)));
+      vsm_reason_new (N_ ("policy: %s"), (char *)g_ptr_array_index (a->policy->problems, i)));
   return a;
 }
 

@@ -134,7 +134,7 @@ vsm_stall_drop_strict_limit (VsmPlan *plan, const char *why)
         continue;
       g_free (k->value);
       k->value = g_strdup ("0");
-      g_ptr_array_add (plan->reasons, g_strdup (why));
+      g_ptr_array_add (plan->reasons, vsm_reason_new_literal (why));
       return TRUE;
     }
   return FALSE;

@@ -7,6 +7,8 @@
  */
 #pragma once
 
+#include "vsm-reason.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -46,7 +48,7 @@ typedef struct
   gboolean uses_global;    /* an owner of the vm.* knobs in global.state */
   gboolean pace_writeback; /* the plan's: vfat-smartd may pace (TRUE in older records) */
   GPtrArray *knobs;        /* VsmKnobRecord*, in the order written */
-  GPtrArray *reasons;      /* char* */
+  GPtrArray *reasons;      /* VsmReason* */
 } VsmState;
 
 void vsm_state_free (VsmState *state);

@@ -699,7 +699,8 @@ job_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
   g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
   g_autoptr (VsmAssessment) a = NULL;
   g_autoptr (VsmState) state = NULL;
-  VsmOverrides o = { .bandwidth = j->bandwidth, .bandwidth_source = "measured by vfat-smartd" };
+  VsmOverrides o = { .bandwidth = j->bandwidth,
+                     .bandwidth_source = N_ ("measured by vfat-smartd") };
   VsmApplyOptions opts = { .source = "daemon",
                            .lock_wait_ms = VSM_LOCK_WAIT_MS,
                            .global_while_mounted = TRUE,
