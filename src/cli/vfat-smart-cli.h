@@ -55,6 +55,9 @@ char *cli_resolve_bdi (const char *what, GError **error);
 int cli_usage_error (const char *command, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
 void cli_print_json (JsonNode *node);
+/* the labels (N_ () strings) cli_field will print on this screen: every
+ * value then starts in one column, however wide their translations are */
+void cli_field_labels (const char *const *labels);
 /* "Label:" padded to a column, then the value */
 void cli_field (const char *label, const char *format, ...) G_GNUC_PRINTF (2, 3);
 void cli_list (const char *label, GPtrArray *lines);

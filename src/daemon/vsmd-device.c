@@ -365,7 +365,7 @@ vsmd_device_new (VsmdBouncer *bouncer, const VsmState *s)
    * (even unset to []) is a PropertiesChanged that a client would see */
   vsm_dbus_device_set_mount_points (d->skeleton, (const char *const[]){ NULL });
   vsm_dbus_device_set_mounted_by (d->skeleton, NO_UID);
-  vsm_dbus_device_set_bandwidth_source (d->skeleton, s->bandwidth ? "plan" : "");
+  vsm_dbus_device_set_bandwidth_source (d->skeleton, s->bandwidth ? N_ ("plan") : "");
   vsm_dbus_device_set_at_risk_scope (d->skeleton, "device");
   g_signal_connect (d->skeleton, "handle-apply", G_CALLBACK (on_apply), d);
   g_signal_connect (d->skeleton, "handle-restore", G_CALLBACK (on_restore), d);
@@ -828,7 +828,7 @@ publish_sample (VsmdDevice *d, const VsmDirtyInfo *di)
 
   vsm_dbus_device_set_write_bandwidth (d->skeleton, measured);
   if (measured > 0)
-    vsm_dbus_device_set_bandwidth_source (d->skeleton, "measured while writing");
+    vsm_dbus_device_set_bandwidth_source (d->skeleton, N_ ("measured while writing"));
   vsm_dbus_device_set_at_risk_bytes (d->skeleton, at_risk);
   vsm_dbus_device_set_at_risk_scope (d->skeleton, di->per_device ? "device" : "system");
   vsm_dbus_device_set_seconds_to_safe (d->skeleton,
