@@ -85,7 +85,8 @@ struct _VsmdDevice
 
   VsmStall stall;          /* throttled writers with no writeback (vsm-stall.h) */
   gboolean strict_on;      /* the record has strict_limit=1 applied */
-  char *strict_dropped;    /* why strict_limit is dropped for this drive; NULL: it is not */
+  char *strict_dropped;    /* why strict_limit is dropped for this drive (a serialized
+                            * VsmReason); NULL: it is not */
   guint strict_drop_tries; /* applies that did not drop it */
 };
 
@@ -845,6 +846,7 @@ static void
 check_stall (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st, gint64 now)
 {
   VsmStallSample s;
+  g_autoptr (VsmReason) why = NULL;
 
   if (!d->strict_on || d->strict_dropped != NULL)
     {
@@ -855,15 +857,18 @@ check_stall (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st, gint6
   vsm_stall_sample_from (&s, now, di, st, vsm_dbus_device_get_cap_bytes (d->skeleton));
   if (vsm_stall_feed (&d->stall, &s) != VSM_STALL_STALLED)
     return;
-  d->strict_dropped = g_strdup_printf (
-    _ ("fallback: writers were throttled with no writeback under way for %.0f s of the last "
-       "%.0f s (a kernel with \"mm/block/fs: remove laptop_mode\" and without \"mm: reinstate "
-       "unconditional writeback start in balance_dirty_pages()\"): strict_limit dropped for "
-       "this drive until it is unplugged, max_bytes kept (without strict_limit it bites only "
-       "once the system's dirty data passes the freerun point)"),
+  why = vsm_reason_new (
+    N_ ("fallback: writers were throttled with no writeback under way for %.0f s of the last "
+        "%.0f s (a kernel with \"mm/block/fs: remove laptop_mode\" and without \"mm: reinstate "
+        "unconditional writeback start in balance_dirty_pages()\"): strict_limit dropped for "
+        "this drive until it is unplugged, max_bytes kept (without strict_limit it bites only "
+        "once the system's dirty data passes the freerun point)"),
     (double)d->stall.idle_usec / G_USEC_PER_SEC,
     (double)d->stall.limits.window_usec / G_USEC_PER_SEC);
-  g_warning ("%s: %s", d->bdi, d->strict_dropped);
+  /* in the plan's reasons as its message id, translated where they are
+   * shown; in the journal in English */
+  d->strict_dropped = vsm_reason_serialize (why);
+  g_warning ("%s: %s", d->bdi, why->text);
   start_job (d, FALSE, NULL);
 }
 
