@@ -58,6 +58,7 @@ learned_overrides (const VsmDevice *d, const VsmOverrides *o, VsmOverrides *buf,
   g_autofree char *identity = NULL;
   g_autoptr (VsmDriveHistory) h = NULL;
   g_autofree char *told = NULL;
+  g_autoptr (VsmReason) learned = NULL;
 
   if (o && o->bandwidth > 0)
     return o;
@@ -69,7 +70,9 @@ learned_overrides (const VsmDevice *d, const VsmOverrides *o, VsmOverrides *buf,
     *buf = *o;
   buf->bandwidth = h->bandwidth;
   told = vsm_drive_history_describe (h);
-  *why = g_strdup_printf (_ ("learned on this drive (%s)"), told);
+  /* translated where the plan's reasons are shown */
+  learned = vsm_reason_new (N_ ("learned on this drive (%s)"), told);
+  *why = vsm_reason_serialize (learned);
   buf->bandwidth_source = *why;
   return buf;
 }

@@ -386,8 +386,14 @@ plan_bandwidth (VsmPlan *plan, const VsmDevice *d, const PlanRow *row, const Vsm
   if (o && o->bandwidth > 0)
     {
       plan->bandwidth = CLAMP (o->bandwidth, VSM_POLICY_MIN_BANDWIDTH, VSM_POLICY_MAX_BANDWIDTH);
+      VsmReason *given = o->bandwidth_source ? vsm_reason_parse (o->bandwidth_source) : NULL;
+
+      if (given != NULL && given->msgid == NULL)
+        g_clear_pointer (&given, vsm_reason_unref);
       plan->bandwidth_why =
-        vsm_reason_new_message (o->bandwidth_source ? o->bandwidth_source : N_ ("measured"));
+        given
+          ? given
+          : vsm_reason_new_message (o->bandwidth_source ? o->bandwidth_source : N_ ("measured"));
     }
   else if (policy->class_bandwidth[plan->klass] > 0)
     {

@@ -48,7 +48,7 @@ typedef struct
   VsmFlushMode flush_mode;      /* AUTO: the plan decides; -o flush / -o sync */
   const char *flush_mode_why;   /* an N_ () message, translated where the reasons are shown */
   guint64 bandwidth;            /* measured write bandwidth, bytes/s; 0: none */
-  const char *bandwidth_source; /* an N_ () message, or text shown as it is */
+  const char *bandwidth_source; /* an N_ () message, a serialized VsmReason or text as it is */
 } VsmOverrides;
 
 void vsm_plan_free (VsmPlan *plan);

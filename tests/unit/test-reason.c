@@ -173,6 +173,34 @@ test_c_record_shown_in_german (void)
   in_language ("C");
 }
 
+/* a bandwidth source given as a serialized reason (what the drive's
+ * history taught) is translated inside the cap's reason */
+static void
+test_nested_source (void)
+{
+  g_autoptr (VsmDevice) d = stick ();
+  g_autoptr (VsmKernel) k = kernel ();
+  g_autoptr (VsmPolicy) p = vsm_policy_new_default ();
+  g_autoptr (VsmClassification) c = vsm_classify (d);
+  g_autoptr (VsmReason) learned = vsm_reason_new ("learned on this drive (%s)", "3 mounts");
+  g_autofree char *source = vsm_reason_serialize (learned);
+  VsmOverrides o = { .bandwidth = 10000000, .bandwidth_source = source };
+  g_autoptr (VsmPlan) plan = vsm_plan_compute (d, c, p, k, &o);
+  g_autofree char *cap = NULL;
+  g_autofree char *expect = NULL;
+
+  g_assert_cmpstr (plan->bandwidth_source, ==, "learned on this drive (3 mounts)");
+  in_language ("de");
+  for (guint i = 0; i < plan->reasons->len; i++)
+    if (g_str_has_prefix (((VsmReason *)g_ptr_array_index (plan->reasons, i))->text, "dirty cap"))
+      cap = vsm_reason_to_display (g_ptr_array_index (plan->reasons, i));
+  expect = g_strdup_printf (_ ("learned on this drive (%s)"), "3 mounts");
+  g_assert_cmpstr (expect, !=, "learned on this drive (3 mounts)");
+  g_assert_nonnull (cap);
+  g_assert_nonnull (strstr (cap, expect));
+  in_language ("C");
+}
+
 /* a record from before the ids: its texts as they are, in any language */
 static void
 test_old_record (void)
@@ -269,6 +297,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/reason/german-record-shown-in-c", test_german_record_shown_in_c);
   g_test_add_func ("/reason/c-record-shown-in-german", test_c_record_shown_in_german);
+  g_test_add_func ("/reason/nested-source", test_nested_source);
   g_test_add_func ("/reason/old-record", test_old_record);
   g_test_add_func ("/reason/bad-ids", test_bad_ids);
   g_test_add_func ("/reason/roundtrip", test_roundtrip);
