@@ -34,6 +34,9 @@ typedef struct
    * pending record (an apply that did not finish) counts: it is undone,
    * then this plan is applied in its place. */
   gboolean only_if_recorded;
+  /* what was asked, recorded with the knobs; NULL: source only, nothing
+   * chosen by hand */
+  const VsmIntent *intent;
 } VsmApplyOptions;
 
 typedef struct _VsmApply VsmApply;

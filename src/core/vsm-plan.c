@@ -108,6 +108,19 @@ reason (VsmPlan *plan, const char *format, ...)
   return r;
 }
 
+/* what a caller says (VsmOverrides): a serialized reason, an N_ ()
+ * message, or text shown as it is */
+static VsmReason *
+given_reason (const char *text)
+{
+  VsmReason *r = vsm_reason_parse (text);
+
+  if (r != NULL && r->msgid != NULL)
+    return r;
+  vsm_reason_unref (r);
+  return vsm_reason_new_message (text);
+}
+
 static void
 add_knob (VsmPlan *plan, const char *name, guint64 value)
 {
@@ -314,7 +327,7 @@ choose_mode (VsmPlan *plan, const VsmPolicy *policy, const VsmOverrides *o)
     {
       mode = o->flush_mode;
       g_ptr_array_add (plan->reasons, o->flush_mode_why
-                                        ? vsm_reason_new_message (o->flush_mode_why)
+                                        ? given_reason (o->flush_mode_why)
                                         : vsm_reason_new_literal (vsm_flush_mode_to_string (mode)));
     }
   else if (policy->class_mode[plan->klass] != VSM_FLUSH_MODE_AUTO)
@@ -386,14 +399,8 @@ plan_bandwidth (VsmPlan *plan, const VsmDevice *d, const PlanRow *row, const Vsm
   if (o && o->bandwidth > 0)
     {
       plan->bandwidth = CLAMP (o->bandwidth, VSM_POLICY_MIN_BANDWIDTH, VSM_POLICY_MAX_BANDWIDTH);
-      VsmReason *given = o->bandwidth_source ? vsm_reason_parse (o->bandwidth_source) : NULL;
-
-      if (given != NULL && given->msgid == NULL)
-        g_clear_pointer (&given, vsm_reason_unref);
       plan->bandwidth_why =
-        given
-          ? given
-          : vsm_reason_new_message (o->bandwidth_source ? o->bandwidth_source : N_ ("measured"));
+        given_reason (o->bandwidth_source ? o->bandwidth_source : N_ ("measured"));
     }
   else if (policy->class_bandwidth[plan->klass] > 0)
     {

@@ -46,7 +46,7 @@ typedef struct
   VsmClass klass;
   const char *fs_type;          /* what is on the device now, when udev had not seen it */
   VsmFlushMode flush_mode;      /* AUTO: the plan decides; -o flush / -o sync */
-  const char *flush_mode_why;   /* an N_ () message, translated where the reasons are shown */
+  const char *flush_mode_why;   /* an N_ () message, a serialized VsmReason or text as it is */
   guint64 bandwidth;            /* measured write bandwidth, bytes/s; 0: none */
   const char *bandwidth_source; /* an N_ () message, a serialized VsmReason or text as it is */
 } VsmOverrides;

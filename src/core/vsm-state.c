@@ -68,9 +68,11 @@ vsm_state_free (VsmState *s)
   g_free (s->fs_type);
   g_free (s->mount_options);
   g_free (s->source);
+  g_free (s->updated_by);
   g_free (s->baseline_stat);
   g_ptr_array_unref (s->knobs);
   g_ptr_array_unref (s->reasons);
+  vsm_intent_free (s->intent);
   g_free (s);
 }
 
@@ -450,6 +452,7 @@ vsm_state_to_data (const VsmState *s, gsize *len)
   set_opt (kf, "fs-type", s->fs_type);
   set_opt (kf, "mount-options", s->mount_options);
   set_opt (kf, "source", s->source);
+  set_opt (kf, "updated-by", s->updated_by);
   set_opt (kf, "baseline-stat", s->baseline_stat);
   g_key_file_set_boolean (kf, "disk", "pending", s->pending);
   g_key_file_set_boolean (kf, "disk", "uses-global", s->uses_global);
@@ -460,6 +463,8 @@ vsm_state_to_data (const VsmState *s, gsize *len)
   g_key_file_set_int64 (kf, "disk", "updated-at", s->updated_at);
   save_reasons (kf, s->reasons);
   save_knobs (kf, "disk", s->knobs);
+  if (s->intent != NULL)
+    vsm_intent_save (s->intent, kf, "intent");
   return g_key_file_to_data (kf, len, NULL);
 }
 
@@ -498,6 +503,7 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
   s->fs_type = get_opt (kf, "fs-type");
   s->mount_options = get_opt (kf, "mount-options");
   s->source = get_opt (kf, "source");
+  s->updated_by = get_opt (kf, "updated-by");
   s->baseline_stat = get_opt (kf, "baseline-stat");
   s->pending = g_key_file_get_boolean (kf, "disk", "pending", NULL);
   s->uses_global = g_key_file_get_boolean (kf, "disk", "uses-global", NULL);
@@ -516,6 +522,14 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
     }
   if (!load_knobs (kf, "disk", s->bdi, s->knobs, error))
     return NULL;
+  /* none in a record from before intents were kept: a re-apply plans as
+   * it did then, from the policy and the measurement */
+  s->intent = vsm_intent_load (kf, "intent", &local);
+  if (local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
   return g_steal_pointer (&s);
 }
 

@@ -414,6 +414,58 @@ class TestDaemon(unittest.TestCase):
             self.assertIn("InvalidArgument", err, bad)
         self.assertEqual(self.prop(path, "CapBytes"), 76 * 1024 * 1024)
 
+    def record_intent(self, bdi):
+        kf = GLib.KeyFile()
+        kf.load_from_file(os.path.join(self.state, bdi.replace(":", "-") + ".state"),
+                          GLib.KeyFileFlags.NONE)
+        return {k: kf.get_string("intent", k) for k in kf.get_keys("intent")[0]}
+
+    def test_reapply_keeps_what_was_asked(self):
+        """a class chosen by hand stays when the daemon applies again: options
+        a user sends, a new Apply"""
+        node, _, bdi = self.add_fixture("usb-storage-ss-stick")
+        self.set_stats(bdi, 0, 0)
+        r = self.cli("apply", "--class", "usb-hdd", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        path = "/org/vfatsmart/VfatSmart1/devices/" + bdi.replace(":", "_")
+        self.start_daemon()
+        self.assertEqual(self.prop(path, "Class"), "usb-hdd")
+        self.polkit_allow(["org.vfatsmart.manage"])
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "Class"), "usb-hdd")
+        intent = self.record_intent(bdi)
+        self.assertEqual(intent["class"], "usb-hdd")
+        self.assertEqual(intent["source"], "cli")
+        self.assertIn("max-dirty-seconds", intent["user-options"])
+        ok, err = self.call_unprivileged(path, "Apply")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "Class"), "usb-hdd")
+        self.assertIn("max-dirty-seconds", self.record_intent(bdi)["user-options"])
+
+    def test_apply_with_class(self):
+        """ApplyWith carries the class `vfat-smart apply --class` gives"""
+        _, bdi, path = self.managed_stick()
+        self.start_daemon()
+        self.assertEqual(self.prop(path, "Class"), "usb-stick")
+        ok, err = self.call_unprivileged(path, "ApplyWith", "{'class': <'usb-hdd'>}")
+        self.assertFalse(ok)
+        self.assertIn("NotAuthorized", err)
+        self.assertEqual(self.prop(path, "Class"), "usb-stick")
+        self.polkit_allow(["org.vfatsmart.manage"])
+        for bad in ("{'class': <'floppy'>}", "{'class': <1>}", "{'bogus': <'x'>}"):
+            ok, err = self.call_unprivileged(path, "ApplyWith", bad)
+            self.assertFalse(ok, bad)
+            self.assertIn("InvalidArgument", err, bad)
+        ok, err = self.call_unprivileged(path, "ApplyWith", "{'class': <'usb-hdd'>}")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "Class"), "usb-hdd")
+        self.assertEqual(self.record_intent(bdi)["class"], "usb-hdd")
+        # kept by the next apply; no key: as Apply
+        ok, err = self.call_unprivileged(path, "ApplyWith", "@a{sv} {}")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "Class"), "usb-hdd")
+
     def test_root_apply_restore(self):
         if os.geteuid() != 0:
             self.skipTest("needs root (the root caller is always allowed)")
