@@ -96,8 +96,10 @@ cli_apply (int argc, char **argv)
   if (s == NULL)
     {
       /* what an earlier apply left was put back */
+      g_autofree char *why =
+        a->plan->left_alone ? vsm_reason_to_display (a->plan->left_alone) : NULL;
       g_set_error (&error, VSM_ERROR, VSM_ERROR_LEFT_ALONE, _ ("%s is left alone: %s"),
-                   a->device->disk_node, a->plan->left_alone_reason);
+                   a->device->disk_node, why ? why : "?");
       return cli_fail (error);
     }
   if (json)

@@ -284,7 +284,7 @@ state_from_plan (const VsmDevice *d, const VsmPlan *plan, const VsmState *previo
   s->bandwidth = plan->bandwidth;
   s->updated_at = g_get_real_time ();
   for (guint i = 0; i < plan->reasons->len; i++)
-    g_ptr_array_add (s->reasons, g_strdup (g_ptr_array_index (plan->reasons, i)));
+    g_ptr_array_add (s->reasons, vsm_reason_ref (g_ptr_array_index (plan->reasons, i)));
 
   if (previous != NULL)
     {

@@ -44,9 +44,9 @@ apply_fact_overrides (VsmAssessment *a, const VsmOverrides *o)
     {
       if (c->klass != o->klass)
         g_ptr_array_insert (c->reasons, 0,
-                            g_strdup_printf (_ ("class set by hand to %s (detected: %s)"),
-                                             vsm_class_to_string (o->klass),
-                                             vsm_class_to_string (c->klass)));
+                            vsm_reason_new (N_ ("class set by hand to %s (detected: %s)"),
+                                            vsm_class_to_string (o->klass),
+                                            vsm_class_to_string (c->klass)));
       c->klass = o->klass;
       c->confidence = 100;
     }
@@ -60,6 +60,7 @@ learned_overrides (const VsmDevice *d, const VsmOverrides *o, VsmOverrides *buf,
   g_autofree char *identity = NULL;
   g_autoptr (VsmDriveHistory) h = NULL;
   g_autofree char *told = NULL;
+  g_autoptr (VsmReason) learned = NULL;
 
   if (o && o->bandwidth > 0)
     return o;
@@ -71,7 +72,9 @@ learned_overrides (const VsmDevice *d, const VsmOverrides *o, VsmOverrides *buf,
     *buf = *o;
   buf->bandwidth = h->bandwidth;
   told = vsm_drive_history_describe (h);
-  *why = g_strdup_printf (_ ("learned on this drive (%s)"), told);
+  /* translated where the plan's reasons are shown */
+  learned = vsm_reason_new (N_ ("learned on this drive (%s)"), told);
+  *why = vsm_reason_serialize (learned);
   buf->bandwidth_source = *why;
   return buf;
 }
@@ -100,7 +103,7 @@ vsm_assess_device (VsmDevice *device, VsmPolicy *policy, const VsmOverrides *ove
   for (guint i = 0; i < a->policy->problems->len; i++)
     g_ptr_array_add (
       a->plan->reasons,
-      g_strdup_printf (_ ("policy: %s"), (char *)g_ptr_array_index (a->policy->problems, i)));
+      vsm_reason_new (N_ ("policy: %s"), (char *)g_ptr_array_index (a->policy->problems, i)));
   return a;
 }
 
@@ -240,10 +243,10 @@ vsm_reapply_device (VsmDevice *device, const VsmReapply *r, VsmState **state, GE
   a->intent = g_steal_pointer (&intent);
   told = vsm_intent_describe (a->intent);
   g_ptr_array_add (a->plan->reasons,
-                   *told ? g_strdup_printf (_ ("applied again (%s), as asked by %s: %s"),
-                                            r->reason ? r->reason : "?",
-                                            a->intent->source ? a->intent->source : "?", told)
-                         : g_strdup_printf (_ ("applied again (%s)"), r->reason ? r->reason : "?"));
+                   *told ? vsm_reason_new (N_ ("applied again (%s), as asked by %s: %s"),
+                                           r->reason ? r->reason : "?",
+                                           a->intent->source ? a->intent->source : "?", told)
+                         : vsm_reason_new (N_ ("applied again (%s)"), r->reason ? r->reason : "?"));
   if (!vsm_assessment_apply (a, &options, NULL, NULL, &out, error))
     return FALSE;
   if (state != NULL)

@@ -82,7 +82,7 @@ vsm_state_new (const char *bdi)
   VsmState *s = g_new0 (VsmState, 1);
   s->bdi = g_strdup (bdi);
   s->knobs = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_knob_record_free);
-  s->reasons = g_ptr_array_new_with_free_func (g_free);
+  s->reasons = vsm_reasons_new ();
   return s;
 }
 
@@ -398,6 +398,45 @@ set_opt (GKeyFile *kf, const char *key, const char *value)
     g_key_file_set_string (kf, "disk", key, value);
 }
 
+/* reasons: in English for older readers, and as message ids with their
+ * arguments (vsm-reason.h), translated where they are shown */
+static void
+save_reasons (GKeyFile *kf, GPtrArray *reasons)
+{
+  g_auto (GStrv) texts = vsm_reasons_texts (reasons);
+  g_autoptr (GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < reasons->len; i++)
+    g_ptr_array_add (ids, vsm_reason_serialize (g_ptr_array_index (reasons, i)));
+  g_key_file_set_string_list (kf, "disk", "reasons", (const char *const *)texts, reasons->len);
+  g_key_file_set_string_list (kf, "disk", "reason-ids", (const char *const *)ids->pdata, ids->len);
+}
+
+/* the ids when every one of them reads, else the texts as they are (a
+ * record from before the ids) */
+static void
+load_reasons (GKeyFile *kf, GPtrArray *reasons)
+{
+  g_auto (GStrv) texts = g_key_file_get_string_list (kf, "disk", "reasons", NULL, NULL);
+  g_auto (GStrv) ids = g_key_file_get_string_list (kf, "disk", "reason-ids", NULL, NULL);
+
+  for (char **r = ids; r && *r; r++)
+    {
+      VsmReason *reason = vsm_reason_parse (*r);
+
+      if (reason == NULL)
+        {
+          g_ptr_array_set_size (reasons, 0);
+          break;
+        }
+      g_ptr_array_add (reasons, reason);
+    }
+  if (reasons->len > 0)
+    return;
+  for (char **r = texts; r && *r; r++)
+    g_ptr_array_add (reasons, vsm_reason_new_literal (*r));
+}
+
 char *
 vsm_state_to_data (const VsmState *s, gsize *len)
 {
@@ -422,8 +461,7 @@ vsm_state_to_data (const VsmState *s, gsize *len)
   g_key_file_set_uint64 (kf, "disk", "bandwidth", s->bandwidth);
   g_key_file_set_int64 (kf, "disk", "applied-at", s->applied_at);
   g_key_file_set_int64 (kf, "disk", "updated-at", s->updated_at);
-  g_key_file_set_string_list (kf, "disk", "reasons", (const char *const *)s->reasons->pdata,
-                              s->reasons->len);
+  save_reasons (kf, s->reasons);
   save_knobs (kf, "disk", s->knobs);
   if (s->intent != NULL)
     vsm_intent_save (s->intent, kf, "intent");
@@ -443,7 +481,6 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
   g_autoptr (VsmState) s = NULL;
   g_autoptr (GError) local = NULL;
   g_autofree char *bdi = NULL;
-  g_auto (GStrv) reasons = NULL;
 
   if (!g_key_file_load_from_data (kf, data, len, G_KEY_FILE_NONE, &local))
     {
@@ -477,9 +514,7 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
   s->bandwidth = g_key_file_get_uint64 (kf, "disk", "bandwidth", NULL);
   s->applied_at = g_key_file_get_int64 (kf, "disk", "applied-at", NULL);
   s->updated_at = g_key_file_get_int64 (kf, "disk", "updated-at", NULL);
-  reasons = g_key_file_get_string_list (kf, "disk", "reasons", NULL, NULL);
-  for (char **r = reasons; r && *r; r++)
-    g_ptr_array_add (s->reasons, g_strdup (*r));
+  load_reasons (kf, s->reasons);
   if (s->disk_name != NULL && (strchr (s->disk_name, '/') || strstr (s->disk_name, "..")))
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("state: bad disk name"));

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "vsm-intent.h"
+#include "vsm-reason.h"
 
 #include <glib.h>
 
@@ -49,7 +50,7 @@ typedef struct
   gboolean uses_global;    /* an owner of the vm.* knobs in global.state */
   gboolean pace_writeback; /* the plan's: vfat-smartd may pace (TRUE in older records) */
   GPtrArray *knobs;        /* VsmKnobRecord*, in the order written */
-  GPtrArray *reasons;      /* char* */
+  GPtrArray *reasons;      /* VsmReason* */
   VsmIntent *intent;       /* what the last apply was asked; NULL in older records */
 } VsmState;
 

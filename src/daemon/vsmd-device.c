@@ -90,7 +90,8 @@ struct _VsmdDevice
 
   VsmStall stall;          /* throttled writers with no writeback (vsm-stall.h) */
   gboolean strict_on;      /* the record has strict_limit=1 applied */
-  char *strict_dropped;    /* why strict_limit is dropped for this drive; NULL: it is not */
+  char *strict_dropped;    /* why strict_limit is dropped for this drive (a serialized
+                            * VsmReason); NULL: it is not */
   guint strict_drop_tries; /* applies that did not drop it */
 };
 
@@ -373,7 +374,7 @@ vsmd_device_new (VsmdBouncer *bouncer, const VsmState *s)
    * (even unset to []) is a PropertiesChanged that a client would see */
   vsm_dbus_device_set_mount_points (d->skeleton, (const char *const[]){ NULL });
   vsm_dbus_device_set_mounted_by (d->skeleton, NO_UID);
-  vsm_dbus_device_set_bandwidth_source (d->skeleton, s->bandwidth ? "plan" : "");
+  vsm_dbus_device_set_bandwidth_source (d->skeleton, s->bandwidth ? N_ ("plan") : "");
   vsm_dbus_device_set_at_risk_scope (d->skeleton, "device");
   g_signal_connect (d->skeleton, "handle-apply", G_CALLBACK (on_apply), d);
   g_signal_connect (d->skeleton, "handle-apply-with", G_CALLBACK (on_apply_with), d);
@@ -717,7 +718,7 @@ job_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
   g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
   VsmReapply r = { .reason = j->reason,
                    .bandwidth = j->bandwidth,
-                   .bandwidth_source = "measured by vfat-smartd",
+                   .bandwidth_source = N_ ("measured by vfat-smartd"),
                    .policy = g_steal_pointer (&j->policy),
                    .set_user_options = j->set_options,
                    .user_options = j->options,
@@ -853,7 +854,7 @@ publish_sample (VsmdDevice *d, const VsmDirtyInfo *di)
 
   vsm_dbus_device_set_write_bandwidth (d->skeleton, measured);
   if (measured > 0)
-    vsm_dbus_device_set_bandwidth_source (d->skeleton, "measured while writing");
+    vsm_dbus_device_set_bandwidth_source (d->skeleton, N_ ("measured while writing"));
   vsm_dbus_device_set_at_risk_bytes (d->skeleton, at_risk);
   vsm_dbus_device_set_at_risk_scope (d->skeleton, di->per_device ? "device" : "system");
   vsm_dbus_device_set_seconds_to_safe (d->skeleton,
@@ -870,6 +871,7 @@ static void
 check_stall (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st, gint64 now)
 {
   VsmStallSample s;
+  g_autoptr (VsmReason) why = NULL;
 
   if (!d->strict_on || d->strict_dropped != NULL)
     {
@@ -880,15 +882,18 @@ check_stall (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st, gint6
   vsm_stall_sample_from (&s, now, di, st, vsm_dbus_device_get_cap_bytes (d->skeleton));
   if (vsm_stall_feed (&d->stall, &s) != VSM_STALL_STALLED)
     return;
-  d->strict_dropped = g_strdup_printf (
-    _ ("fallback: writers were throttled with no writeback under way for %.0f s of the last "
-       "%.0f s (a kernel with \"mm/block/fs: remove laptop_mode\" and without \"mm: reinstate "
-       "unconditional writeback start in balance_dirty_pages()\"): strict_limit dropped for "
-       "this drive until it is unplugged, max_bytes kept (without strict_limit it bites only "
-       "once the system's dirty data passes the freerun point)"),
+  why = vsm_reason_new (
+    N_ ("fallback: writers were throttled with no writeback under way for %.0f s of the last "
+        "%.0f s (a kernel with \"mm/block/fs: remove laptop_mode\" and without \"mm: reinstate "
+        "unconditional writeback start in balance_dirty_pages()\"): strict_limit dropped for "
+        "this drive until it is unplugged, max_bytes kept (without strict_limit it bites only "
+        "once the system's dirty data passes the freerun point)"),
     (double)d->stall.idle_usec / G_USEC_PER_SEC,
     (double)d->stall.limits.window_usec / G_USEC_PER_SEC);
-  g_warning ("%s: %s", d->bdi, d->strict_dropped);
+  /* in the plan's reasons as its message id, translated where they are
+   * shown; in the journal in English */
+  d->strict_dropped = vsm_reason_serialize (why);
+  g_warning ("%s: %s", d->bdi, why->text);
   start_job (d, FALSE, "writeback stall", NULL);
 }
 

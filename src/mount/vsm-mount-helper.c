@@ -153,12 +153,12 @@ person_overrides (const VsmMountRequest *req, VsmOverrides *o, GError **error)
   if (has_option (options, "sync"))
     {
       o->flush_mode = VSM_FLUSH_MODE_SYNC;
-      o->flush_mode_why = _ ("-o sync given: flush mode sync, no dirty cap");
+      o->flush_mode_why = N_ ("-o sync given: flush mode sync, no dirty cap");
     }
   else if (has_option (options, "flush"))
     {
       o->flush_mode = VSM_FLUSH_MODE_KERNEL_FLUSH;
-      o->flush_mode_why = _ ("-o flush given: flush mode kernel-flush, no dirty cap");
+      o->flush_mode_why = N_ ("-o flush given: flush mode kernel-flush, no dirty cap");
     }
   return TRUE;
 }
@@ -307,7 +307,10 @@ note_plan (GPtrArray *notes, const VsmAssessment *a)
         vsm_class_to_string (a->classification->klass), a->classification->confidence,
         vsm_flush_mode_to_string (a->plan->flush_mode));
   for (guint i = 0; i < a->plan->reasons->len; i++)
-    note (notes, "  %s", (char *)g_ptr_array_index (a->plan->reasons, i));
+    {
+      g_autofree char *why = vsm_reason_to_display (g_ptr_array_index (a->plan->reasons, i));
+      note (notes, "  %s", why);
+    }
 }
 
 static void

@@ -240,7 +240,7 @@ sample_state (void)
   s->flush_mode = g_strdup ("dirty-cap");
   s->cap_bytes = 39845888;
   s->applied_at = 1700000000000000;
-  g_ptr_array_add (s->reasons, g_strdup ("a; reason with\nnewline and ; semicolons"));
+  g_ptr_array_add (s->reasons, vsm_reason_new_literal ("a; reason with\nnewline and ; semicolons"));
   r->name = g_strdup ("max_bytes");
   r->path = g_strdup ("/sys/class/bdi/8:16/max_bytes");
   r->original = g_strdup ("4804816896");
@@ -268,7 +268,7 @@ test_state_roundtrip (void)
   g_assert_cmpstr (back->bdi, ==, "8:16");
   g_assert_cmpuint (back->cap_bytes, ==, 39845888);
   g_assert_cmpint (back->applied_at, ==, 1700000000000000);
-  g_assert_cmpstr (g_ptr_array_index (back->reasons, 0), ==,
+  g_assert_cmpstr (((VsmReason *)g_ptr_array_index (back->reasons, 0))->text, ==,
                    "a; reason with\nnewline and ; semicolons");
   g_assert_cmpuint (back->knobs->len, ==, 1);
   r = g_ptr_array_index (back->knobs, 0);
