@@ -29,6 +29,14 @@ drift_label (VsmDrift drift)
 
 static void print_io (const VsmStatusEntry *e);
 
+/* every label of cli_field in this file: all values in one column */
+static const char *const labels[] = {
+  N_ ("Kernel"),    N_ ("Stale module"),  N_ ("  Class"),   N_ ("  Flush mode"),
+  N_ ("  Safety"),  N_ ("  Fallback"),    N_ ("  Mounts"),  N_ ("  Knobs"),
+  N_ ("  Written"), N_ ("  Dirty now"),   N_ ("  At risk"), N_ ("  Last unmount"),
+  N_ ("  History"), N_ ("  vfat-smartd"), N_ ("  Policy"),  NULL,
+};
+
 /* the keys of the policy a drive's user meets: theirs, and the admin's
  * bounds on them */
 static const char *const shown_keys[] = {
@@ -132,7 +140,7 @@ print_daemon (const VsmStatusEntry *e, VsmDbusManager *daemon)
   g_autofree char *path = NULL;
   g_autoptr (VsmDbusDevice) d = NULL;
   g_autofree char *bw = NULL, *risk = NULL;
-  const char *history;
+  const char *history, *source;
 
   if (daemon == NULL)
     return;
@@ -142,10 +150,12 @@ print_daemon (const VsmStatusEntry *e, VsmDbusManager *daemon)
     return;
   bw = vsm_format_rate ((double)vsm_dbus_device_get_write_bandwidth (d));
   risk = vsm_format_bytes (vsm_dbus_device_get_at_risk_bytes (d));
+  /* the daemon's words are N_ () strings, translated here */
+  source = vsm_dbus_device_get_bandwidth_source (d);
+  source = source && *source ? _ (source) : "";
   cli_field (_ ("  vfat-smartd"), _ ("%s (%s); %s at risk, %.1f s to safe"), bw,
-             vsm_dbus_device_get_write_bandwidth (d) ? vsm_dbus_device_get_bandwidth_source (d)
-                                                     : _ ("nothing measured yet"),
-             risk, vsm_dbus_device_get_seconds_to_safe (d));
+             vsm_dbus_device_get_write_bandwidth (d) ? source : _ ("nothing measured yet"), risk,
+             vsm_dbus_device_get_seconds_to_safe (d));
   print_policy (d);
   history = vsm_dbus_device_get_history (d);
   /* newer than the file when the daemon just recorded a mount */
@@ -313,7 +323,7 @@ print_entry (const VsmStatusEntry *e, VsmDbusManager *daemon)
                    : _ (" (acts on every disk)"));
     }
 
-  cli_list (_ ("  Why"), s->reasons);
+  cli_reasons (_ ("  Why"), s->reasons);
   print_io (e);
   print_history (e);
   print_daemon (e, daemon);
@@ -427,6 +437,7 @@ cli_status (int argc, char **argv)
       return rc;
     }
 
+  cli_field_labels (labels);
   cli_field (_ ("Kernel"), _ ("%s; per-device cap %s; FAT flush fix %s"),
              kernel->release ? kernel->release : "?",
              kernel->has_strict_limit ? _ ("available") : _ ("unavailable (needs 6.2)"),

@@ -5,7 +5,7 @@
 #   lab_disks                       "DEVICE SERIAL LUN" for every sd/vd disk
 #   lab_serial DEV                  serial of a disk
 #   lab_lun DEV                     SCSI LUN of a disk (0 for virtio)
-#   lab_kernel                      6.1 or 6.12
+#   lab_kernel                      the series: 6.1, 6.12 or 7.2
 #   lab_hotplug                     attach the HOTPLUG1 stick, wait, print /dev/sdX
 #   lab_unplug                      surprise-remove it (QEMU device_del), wait until gone
 #   lab_hmp 'COMMAND'               a QEMU human-monitor command, its output

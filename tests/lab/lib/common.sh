@@ -23,7 +23,9 @@ lab_elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 #   $LAB_CACHE/kernel-<series> -> kernel-<KVER>  (symlink written by lab-setup)
 #   $LAB_CACHE/kernel-<KVER>/boot/vmlinuz-<KVER>, lib/modules/<KVER>/
 #   $LAB_CACHE/initramfs-<KVER>.cpio.gz
-lab_valid_series() { case ${1:-} in 6.1|6.12) return 0 ;; *) return 1 ;; esac; }
+LAB_SERIES="6.1 6.12 7.2"        # what lab-setup prepares by default (--kernel all)
+LAB_SID_SERIES="7.2"             # of those, taken from sid (lab-setup: prepare_sid_kernel)
+lab_valid_series() { case " $LAB_SERIES " in *" ${1:-none} "*) return 0 ;; *) return 1 ;; esac; }
 lab_kernel_dir() {     # SERIES -> absolute kernel dir (fails when lab-setup has not run)
   local d
   d=$(readlink -f "$LAB_CACHE/kernel-$1" 2>/dev/null) || return 1
