@@ -81,7 +81,8 @@ for v in wait0 wait1; do
   fi
   ver=$(cat /sys/module/fat/version 2> /dev/null)
   echo "   $v: /sys/module/fat/version = $ver"
-  check "$v: /sys/module/fat/version is 1.0-vfat-smart-flushfix-$v" [ "$ver" = "1.0-vfat-smart-flushfix-$v" ]
+  check "$v: /sys/module/fat/version is PKGVER-vfat-smart-flushfix-$v[/src=SRCVER]" \
+    [ -n "$(printf '%s\n' "$ver" | grep -E "^[0-9][0-9.]*-vfat-smart-flushfix-$v(/src=.+)?\$")" ]
   echo "   $v: kernel taint $(cat /proc/sys/kernel/tainted) (O: out-of-tree, E: unsigned)"
   report present "$v"
   roundtrip "$v"

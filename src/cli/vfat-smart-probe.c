@@ -54,6 +54,12 @@ find_answer (const char *tracefs, const char *cache_dir, gboolean force, gboolea
   return r;
 }
 
+/* every label of cli_field below */
+static const char *const labels[] = {
+  N_ ("Flush fix"),  N_ ("Variant"),  N_ ("Told by"), N_ ("Kernel"),
+  N_ ("fat module"), N_ ("Evidence"), NULL,
+};
+
 int
 cli_probe (int argc, char **argv)
 {
@@ -95,6 +101,7 @@ cli_probe (int argc, char **argv)
       cli_print_json (vsm_json_probe (r, source));
       return 0;
     }
+  cli_field_labels (labels);
   cli_field (_ ("Flush fix"), "%s", vsm_flush_fix_to_string (r->fix));
   if (r->fix == VSM_FLUSH_FIX_PRESENT)
     cli_field (_ ("Variant"), "%s%s", vsm_flush_fix_variant_to_string (r->variant),

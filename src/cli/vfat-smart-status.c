@@ -8,6 +8,7 @@
 #include "vsm-display.h"
 #include "vsm-mount.h"
 #include "vsm-policy.h"
+#include "vsm-truth.h"
 
 #include <unistd.h>
 
@@ -27,6 +28,14 @@ drift_label (VsmDrift drift)
 }
 
 static void print_io (const VsmStatusEntry *e);
+
+/* every label of cli_field in this file: all values in one column */
+static const char *const labels[] = {
+  N_ ("Kernel"),    N_ ("Stale module"),  N_ ("  Class"),   N_ ("  Flush mode"),
+  N_ ("  Safety"),  N_ ("  Fallback"),    N_ ("  Mounts"),  N_ ("  Knobs"),
+  N_ ("  Written"), N_ ("  Dirty now"),   N_ ("  At risk"), N_ ("  Last unmount"),
+  N_ ("  History"), N_ ("  vfat-smartd"), N_ ("  Policy"),  NULL,
+};
 
 /* the keys of the policy a drive's user meets: theirs, and the admin's
  * bounds on them */
@@ -131,7 +140,7 @@ print_daemon (const VsmStatusEntry *e, VsmDbusManager *daemon)
   g_autofree char *path = NULL;
   g_autoptr (VsmDbusDevice) d = NULL;
   g_autofree char *bw = NULL, *risk = NULL;
-  const char *history;
+  const char *history, *source;
 
   if (daemon == NULL)
     return;
@@ -141,10 +150,12 @@ print_daemon (const VsmStatusEntry *e, VsmDbusManager *daemon)
     return;
   bw = vsm_format_rate ((double)vsm_dbus_device_get_write_bandwidth (d));
   risk = vsm_format_bytes (vsm_dbus_device_get_at_risk_bytes (d));
+  /* the daemon's words are N_ () strings, translated here */
+  source = vsm_dbus_device_get_bandwidth_source (d);
+  source = source && *source ? _ (source) : "";
   cli_field (_ ("  vfat-smartd"), _ ("%s (%s); %s at risk, %.1f s to safe"), bw,
-             vsm_dbus_device_get_write_bandwidth (d) ? vsm_dbus_device_get_bandwidth_source (d)
-                                                     : _ ("nothing measured yet"),
-             risk, vsm_dbus_device_get_seconds_to_safe (d));
+             vsm_dbus_device_get_write_bandwidth (d) ? source : _ ("nothing measured yet"), risk,
+             vsm_dbus_device_get_seconds_to_safe (d));
   print_policy (d);
   history = vsm_dbus_device_get_history (d);
   /* newer than the file when the daemon just recorded a mount */
@@ -213,6 +224,24 @@ daemon_json (const VsmStatusEntry *e, VsmDbusManager *daemon)
   return json_builder_get_root (b);
 }
 
+/* "flush_mode" is what the mount has (vsm-truth.h), beside what was
+ * planned and why they differ */
+static void
+add_truth_json (JsonObject *o, const VsmStatusEntry *e)
+{
+  g_autoptr (VsmFlushTruth) t = vsm_flush_truth_for_state (e->state, e->mounts);
+
+  json_object_set_string_member (o, "flush_mode", t->mode);
+  json_object_set_string_member (o, "planned_flush_mode", t->planned);
+  if (t->reason)
+    json_object_set_string_member (o, "flush_mode_reason", t->reason);
+  else
+    json_object_set_null_member (o, "flush_mode_reason");
+  if (t->safety)
+    json_object_set_string_member (o, "safety", t->safety);
+  json_object_set_boolean_member (o, "strict_limit_dropped", t->strict_limit_dropped);
+}
+
 /* every entry of vsm_json_status's "devices" gets its "daemon" member */
 static void
 add_daemon_json (JsonNode *root, const VsmStatus *status, VsmDbusManager *daemon)
@@ -220,8 +249,13 @@ add_daemon_json (JsonNode *root, const VsmStatus *status, VsmDbusManager *daemon
   JsonArray *devices = json_object_get_array_member (json_node_get_object (root), "devices");
 
   for (guint i = 0; i < status->entries->len && i < json_array_get_length (devices); i++)
-    json_object_set_member (json_array_get_object_element (devices, i), "daemon",
-                            daemon_json (g_ptr_array_index (status->entries, i), daemon));
+    {
+      JsonObject *o = json_array_get_object_element (devices, i);
+
+      add_truth_json (o, g_ptr_array_index (status->entries, i));
+      json_object_set_member (o, "daemon",
+                              daemon_json (g_ptr_array_index (status->entries, i), daemon));
+    }
 }
 
 static void
@@ -239,6 +273,7 @@ static void
 print_entry (const VsmStatusEntry *e, VsmDbusManager *daemon)
 {
   const VsmState *s = e->state;
+  g_autoptr (VsmFlushTruth) truth = vsm_flush_truth_for_state (s, e->mounts);
   g_autoptr (GDateTime) when = g_date_time_new_from_unix_local (s->applied_at / G_USEC_PER_SEC);
   g_autofree char *when_s = when ? g_date_time_format (when, "%Y-%m-%d %H:%M:%S") : g_strdup ("?");
 
@@ -248,9 +283,21 @@ print_entry (const VsmStatusEntry *e, VsmDbusManager *daemon)
                       : "");
   cli_field (_ ("  Class"), "%s, serial %s", s->class_name ? s->class_name : "?",
              s->serial ? s->serial : "-");
-  cli_field (_ ("  Flush mode"), _ ("%s (applied %s by %s)"), s->flush_mode ? s->flush_mode : "?",
-             when_s, s->source ? s->source : "?");
-  cli_field (_ ("  Safety"), "%s", e->safety_note);
+  /* what the mount really has, not only what was planned */
+  if (truth->reason == NULL)
+    cli_field (_ ("  Flush mode"), _ ("%s (applied %s by %s)"), truth->mode, when_s,
+               s->source ? s->source : "?");
+  else
+    {
+      cli_field (_ ("  Flush mode"), _ ("%s (planned %s, applied %s by %s)"), truth->mode,
+                 truth->planned, when_s, s->source ? s->source : "?");
+      cli_field ("", "%s", truth->reason);
+    }
+  cli_field (_ ("  Safety"), "%s", truth->safety ? truth->safety : e->safety_note);
+  if (truth->strict_limit_dropped)
+    cli_field (_ ("  Fallback"),
+               _ ("strict_limit dropped by vfat-smartd: writers were throttled with no writeback "
+                  "under way (see Why); max_bytes stays"));
 
   if (e->mounts->len == 0)
     cli_field (_ ("  Mounts"), _ ("not mounted"));
@@ -276,7 +323,7 @@ print_entry (const VsmStatusEntry *e, VsmDbusManager *daemon)
                    : _ (" (acts on every disk)"));
     }
 
-  cli_list (_ ("  Why"), s->reasons);
+  cli_reasons (_ ("  Why"), s->reasons);
   print_io (e);
   print_history (e);
   print_daemon (e, daemon);
@@ -390,10 +437,13 @@ cli_status (int argc, char **argv)
       return rc;
     }
 
+  cli_field_labels (labels);
   cli_field (_ ("Kernel"), _ ("%s; per-device cap %s; FAT flush fix %s"),
              kernel->release ? kernel->release : "?",
              kernel->has_strict_limit ? _ ("available") : _ ("unavailable (needs 6.2)"),
              vsm_flush_fix_to_string (kernel->flush_fix));
+  if (kernel->flush_fix_stale != NULL)
+    cli_field (_ ("Stale module"), "%s", kernel->flush_fix_stale);
   if (status->entries->len == 0 && bdi)
     {
       g_autofree char *shown = vsm_sanitize_for_display (argv[1]);

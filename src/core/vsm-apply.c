@@ -40,6 +40,8 @@ struct _VsmApply
   gboolean plan_uses_global;
   gboolean global_saved; /* this transaction wrote global.state */
   gboolean defer_global; /* the plan's vm.* knobs wait for a mount */
+  gboolean was_pending;  /* an interrupted apply was undone first */
+  gboolean ahead_saved;  /* this transaction wrote the disk's record */
   GPtrArray *undo;       /* Undo*, in the order written */
   GPtrArray *unset;      /* char*: knobs of previous this plan drops */
 };
@@ -226,6 +228,7 @@ restore_locked (VsmState *s, gboolean write_knobs, GPtrArray *report, GError **e
   g_autoptr (GString) failures = g_string_new (NULL);
   g_autoptr (GError) local = NULL;
   gboolean ok = TRUE;
+  gboolean untrusted = FALSE;
 
   if (write_knobs && s->knobs->len > 0 && !disk_is_present (s))
     {
@@ -236,13 +239,17 @@ restore_locked (VsmState *s, gboolean write_knobs, GPtrArray *report, GError **e
     ok = vsm_knob_records_restore (s->knobs, report, failures);
 
   global = vsm_global_state_load (&local);
-  if (global == NULL)
+  if (global == NULL && s->uses_global)
     {
+      /* its vm.* knobs are recorded in a file not to be trusted: this
+       * record stays, for a restore once that is dealt with */
       g_string_append_printf (failures, "%s%s", failures->len ? "; " : "", local->message);
+      untrusted = ok;
       ok = FALSE;
     }
-  else
+  else if (global != NULL)
     ok &= release_global (global, s->bdi, report, failures);
+  g_clear_error (&local);
 
   if (ok && !vsm_state_remove (s->bdi, &local))
     {
@@ -250,16 +257,19 @@ restore_locked (VsmState *s, gboolean write_knobs, GPtrArray *report, GError **e
       ok = FALSE;
     }
   if (!ok)
-    g_set_error (error, VSM_ERROR, VSM_ERROR_APPLY,
+    g_set_error (error, VSM_ERROR, untrusted ? VSM_ERROR_STATE : VSM_ERROR_APPLY,
                  _ ("restore incomplete, state kept for another try: %s"), failures->str);
   return ok;
 }
 
 static VsmState *
 state_from_plan (const VsmDevice *d, const VsmPlan *plan, const VsmState *previous,
-                 const char *source)
+                 const char *source, const VsmIntent *intent)
 {
   VsmState *s = vsm_state_new (d->bdi);
+
+  s->intent = intent ? vsm_intent_copy (intent) : vsm_intent_new (source);
+  s->updated_by = g_strdup (source);
 
   s->disk_node = g_strdup (d->disk_node);
   s->disk_name = g_strdup (d->disk_name);
@@ -274,7 +284,7 @@ state_from_plan (const VsmDevice *d, const VsmPlan *plan, const VsmState *previo
   s->bandwidth = plan->bandwidth;
   s->updated_at = g_get_real_time ();
   for (guint i = 0; i < plan->reasons->len; i++)
-    g_ptr_array_add (s->reasons, g_strdup (g_ptr_array_index (plan->reasons, i)));
+    g_ptr_array_add (s->reasons, vsm_reason_ref (g_ptr_array_index (plan->reasons, i)));
 
   if (previous != NULL)
     {
@@ -370,6 +380,7 @@ write_ahead (VsmApply *txn, GError **error)
   txn->next->pending = TRUE;
   if (!vsm_state_save (txn->next, error))
     return FALSE;
+  txn->ahead_saved = TRUE;
   if (txn->plan_uses_global)
     {
       if (!vsm_global_state_save (txn->global, error))
@@ -481,7 +492,10 @@ load_previous (VsmApply *txn, const VsmDevice *d, GError **error)
       return FALSE;
     }
   if (s->pending)
-    return recover_pending (s, error);
+    {
+      txn->was_pending = TRUE;
+      return recover_pending (s, error);
+    }
   if (g_strcmp0 (s->disk_syspath, d->disk_syspath) != 0)
     return restore_locked (s, FALSE, NULL, error); /* numbers of a disk that went */
   txn->previous = g_steal_pointer (&s);
@@ -519,7 +533,7 @@ vsm_apply_begin (const VsmDevice *d, const VsmPlan *plan, const VsmApplyOptions 
       txn_free (txn);
       return NULL;
     }
-  if (options && options->only_if_recorded && txn->previous == NULL)
+  if (options && options->only_if_recorded && txn->previous == NULL && !txn->was_pending)
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED,
                    _ ("%s: no longer managed (restored meanwhile): not applied"), d->bdi);
@@ -531,7 +545,8 @@ vsm_apply_begin (const VsmDevice *d, const VsmPlan *plan, const VsmApplyOptions 
    * helper's usual path reads none */
   txn->defer_global = options && options->global_while_mounted && plan_has_global (plan) &&
                       !vsm_disk_is_mounted (d->disk_syspath);
-  txn->next = state_from_plan (d, plan, txn->previous, options ? options->source : "cli");
+  txn->next = state_from_plan (d, plan, txn->previous, options ? options->source : "cli",
+                               options ? options->intent : NULL);
 
   if (!plan_records (txn, d, plan, &local) || !write_ahead (txn, &local) ||
       !write_knobs (txn, plan, &local))
@@ -643,8 +658,9 @@ vsm_apply_abort (VsmApply *txn, GPtrArray *report)
         g_string_append_printf (failures, "%s", local->message);
     }
   g_clear_error (&local);
-  if (txn->previous ? !vsm_state_save (txn->previous, &local)
-                    : !vsm_state_remove (txn->next->bdi, &local))
+  /* a record that could not be written ahead left the one before in place */
+  if (txn->ahead_saved && (txn->previous ? !vsm_state_save (txn->previous, &local)
+                                         : !vsm_state_remove (txn->next->bdi, &local)))
     g_string_append_printf (failures, "%s%s", failures->len ? "; " : "", local->message);
 
   if (failures->len > 0)
@@ -720,9 +736,11 @@ vsm_forget (const char *bdi, guint lock_wait_ms, GPtrArray *report, GError **err
   return restore_or_forget (bdi, FALSE, lock_wait_ms, report, error);
 }
 
-/* vm.* owners whose disk has no record (a crash, a full /run): let go */
+/* vm.* owners whose disk has no record (a crash, a full /run): let go.
+ * untrusted (may be NULL): global.state could not be trusted (then it is
+ * left alone, and not counted as a failure when untrusted is given). */
 static gboolean
-drop_phantom_owners (GPtrArray *report, GString *failures)
+drop_phantom_owners (GPtrArray *report, GString *failures, gboolean *untrusted)
 {
   g_autoptr (GError) local = NULL;
   g_autoptr (VsmGlobalState) g = vsm_global_state_load (&local);
@@ -731,6 +749,11 @@ drop_phantom_owners (GPtrArray *report, GString *failures)
 
   if (g == NULL)
     {
+      if (untrusted != NULL)
+        {
+          *untrusted = TRUE;
+          return TRUE;
+        }
       g_string_append_printf (failures, "%s%s", failures->len ? "; " : "", local->message);
       return FALSE;
     }
@@ -760,7 +783,7 @@ vsm_release_phantom_owners (GPtrArray *report, GError **error)
 
   if (lock < 0)
     return FALSE;
-  ok = drop_phantom_owners (report, failures);
+  ok = drop_phantom_owners (report, failures, NULL);
   vsm_state_unlock (lock);
   if (!ok)
     g_set_error_literal (error, VSM_ERROR, VSM_ERROR_APPLY, failures->str);
@@ -774,10 +797,12 @@ vsm_restore_all (GPtrArray *report, GError **error)
   g_autoptr (GPtrArray) states = NULL;
   g_autoptr (GString) failures = g_string_new (NULL);
   gboolean ok = TRUE;
+  gboolean global_untrusted = FALSE;
   int lock = vsm_state_lock (VSM_LOCK_WAIT_MS, error);
 
   if (lock < 0)
     return FALSE;
+  /* global.state, when it cannot be trusted, is listed here too */
   states = vsm_state_list (corrupt, error);
   if (states == NULL)
     {
@@ -793,12 +818,18 @@ vsm_restore_all (GPtrArray *report, GError **error)
         g_ptr_array_add (report, g_strdup_printf ("%s (%s):", s->disk_node, s->bdi));
       if (!restore_locked (s, TRUE, report, &local))
         {
-          g_string_append_printf (failures, "%s%s: %s", failures->len ? "; " : "", s->bdi,
-                                  local->message);
-          ok = FALSE;
+          /* kept because its vm.* record cannot be trusted: listed below */
+          if (g_error_matches (local, VSM_ERROR, VSM_ERROR_STATE))
+            g_ptr_array_add (corrupt, g_strdup_printf ("%s: %s", s->bdi, local->message));
+          else
+            {
+              g_string_append_printf (failures, "%s%s: %s", failures->len ? "; " : "", s->bdi,
+                                      local->message);
+              ok = FALSE;
+            }
         }
     }
-  ok &= drop_phantom_owners (report, failures);
+  ok &= drop_phantom_owners (report, failures, &global_untrusted);
   vsm_state_unlock (lock);
 
   if (!ok)

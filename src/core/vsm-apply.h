@@ -30,8 +30,13 @@ typedef struct
    * this disk holds none of them (and lets go of them if it did) */
   gboolean global_while_mounted;
   /* only a disk that has a record (checked under the lock): a re-apply of
-   * vfat-smartd must not undo a restore that ran since it decided */
+   * vfat-smartd must not undo a restore that ran since it decided. A
+   * pending record (an apply that did not finish) counts: it is undone,
+   * then this plan is applied in its place. */
   gboolean only_if_recorded;
+  /* what was asked, recorded with the knobs; NULL: source only, nothing
+   * chosen by hand */
+  const VsmIntent *intent;
 } VsmApplyOptions;
 
 typedef struct _VsmApply VsmApply;

@@ -444,8 +444,7 @@ save_all (GPtrArray *drives, GError **error)
     }
   if (!ensure_lib_dir (error))
     return FALSE;
-  return g_file_set_contents_full (
-    path, data, len, G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE, 0644, error);
+  return vsm_write_file_atomic (path, data, len, 0644, TRUE, error);
 }
 
 static VsmDriveHistory *

@@ -112,7 +112,7 @@ trim_history (const char *path)
   n = g_strv_length (lines);
   from = n > HISTORY_KEEP_LINES ? n - HISTORY_KEEP_LINES : 0;
   kept = g_strjoinv ("\n", lines + from);
-  g_file_set_contents_full (path, kept, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, NULL);
+  (void)vsm_write_file_atomic (path, kept, strlen (kept), 0644, FALSE, NULL);
 }
 
 gboolean
@@ -132,7 +132,11 @@ vsm_history_append_unmount (const VsmUnmountRecord *r, GError **error)
                    g_strerror (errsv));
       return FALSE;
     }
+  /* only a file of our own: never a link (hard or symbolic) to another
+   * file, a FIFO or a device, nor one that others may write */
   ok = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == geteuid () &&
+       st.st_nlink == 1 && (st.st_mode & 0022) == 0 &&
+       ((st.st_mode & 07777) == 0644 || fchmod (fd, 0644) == 0) &&
        write (fd, text, strlen (text)) == (ssize_t)strlen (text);
   close (fd);
   if (!ok)

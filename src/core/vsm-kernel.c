@@ -29,6 +29,7 @@ vsm_kernel_free (VsmKernel *k)
   g_free (k->release);
   g_ptr_array_unref (k->bdi_knobs);
   g_free (k->flush_fix_reason);
+  g_free (k->flush_fix_stale);
   g_free (k);
 }
 
@@ -133,6 +134,69 @@ probe_flush_fix (VsmKernel *k, VsmFlushFix override)
   k->flush_fix_reason = g_strdup (_ ("the fat module is not loaded"));
 }
 
+/* the Debian version after "key" in "text" (its last occurrence), or NULL */
+static char *
+debian_version_after (const char *text, const char *key)
+{
+  const char *p = NULL, *q;
+  gsize n;
+
+  for (q = text; (q = strstr (q, key)) != NULL; q++)
+    p = q;
+  if (p == NULL)
+    return NULL;
+  p += strlen (key);
+  n = strspn (p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.+~:-");
+  if (n == 0 || !g_ascii_isdigit (p[0]) || (p[n] != '\0' && !g_ascii_isspace (p[n])))
+    return NULL;
+  return g_strndup (p, n);
+}
+
+/* Whether the loaded patched fat module is stale: built from another kernel source than
+ * the running kernel's. module_version: /sys/module/fat/version, whose marker
+ * "PKGVER-vfat-smart-flushfix-VARIANT/src=SRCVER" (kernel/dkms/Kbuild) names the Debian
+ * version of the source it was built from; proc_version: /proc/version, where Debian's
+ * kernels end with "Debian VERSION (DATE)", the version of the image package. After an
+ * update of the kernel package that keeps the release name, dkms (before 3.1) does not
+ * rebuild, and the module built from the old source keeps loading into the new kernel.
+ * TRUE only when both versions are known and differ; built_from and running (optional)
+ * get what was found (NULL when unknown). */
+gboolean
+vsm_flush_fix_marker_stale (const char *module_version, const char *proc_version, char **built_from,
+                            char **running)
+{
+  g_autofree char *built = NULL, *run = NULL;
+  gboolean stale;
+
+  if (module_version != NULL && strstr (module_version, VSM_FLUSH_FIX_MARKER "-") != NULL)
+    built = debian_version_after (strstr (module_version, VSM_FLUSH_FIX_MARKER "-"), "/src=");
+  if (proc_version != NULL)
+    run = debian_version_after (proc_version, " Debian ");
+  stale = built != NULL && run != NULL && strcmp (built, run) != 0;
+  if (built_from != NULL)
+    *built_from = g_steal_pointer (&built);
+  if (running != NULL)
+    *running = g_steal_pointer (&run);
+  return stale;
+}
+
+static char *
+stale_module (void)
+{
+  g_autofree char *version_path = vsm_path (VSM_ROOT_SYSFS, "module/fat/version", NULL);
+  g_autofree char *proc_path = vsm_path (VSM_ROOT_PROCFS, "version", NULL);
+  g_autofree char *version = vsm_read_attr (version_path, NULL);
+  g_autofree char *proc = vsm_read_attr (proc_path, NULL);
+  g_autofree char *built = NULL, *running = NULL;
+
+  if (!vsm_flush_fix_marker_stale (version, proc, &built, &running))
+    return NULL;
+  return g_strdup_printf (_ ("the loaded patched fat module was built from the kernel source "
+                             "%s, the running kernel is %s: run dkms autoinstall and reload "
+                             "the fat module, or reboot"),
+                          built, running);
+}
+
 VsmKernel *
 vsm_kernel_probe (const char *bdi, VsmFlushFix override)
 {
@@ -159,6 +223,7 @@ vsm_kernel_probe (const char *bdi, VsmFlushFix override)
   k->has_max_bytes = vsm_kernel_has_knob (k, "max_bytes");
 
   probe_flush_fix (k, override);
+  k->flush_fix_stale = stale_module ();
 
   {
     g_autofree char *tracing = vsm_path (VSM_ROOT_SYSFS, "kernel/tracing/instances", NULL);

@@ -43,6 +43,9 @@ typedef struct
   VsmFlushFix flush_fix;
   VsmFlushFixVariant flush_fix_variant;
   char *flush_fix_reason;
+  /* the loaded patched fat module was built from another kernel source than the
+   * running kernel's (an update kept the release name): what to tell, or NULL */
+  char *flush_fix_stale;
   gboolean tracefs;     /* a tracefs with instances we can use */
   gboolean debugfs_bdi; /* debugfs bdi/ stats readable */
 } VsmKernel;
@@ -55,5 +58,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmKernel, vsm_kernel_free)
 VsmKernel *vsm_kernel_probe (const char *bdi, VsmFlushFix override);
 
 gboolean vsm_kernel_has_knob (const VsmKernel *k, const char *name);
+
+/* Whether the loaded patched fat module is stale: its marker
+ * ("PKGVER-vfat-smart-flushfix-VARIANT/src=SRCVER", from /sys/module/fat/version)
+ * names another Debian source version than the running kernel's (/proc/version:
+ * "... Debian VERSION (DATE)"). TRUE only when both are known and differ;
+ * built_from and running (optional) get what was found (NULL when unknown). */
+gboolean vsm_flush_fix_marker_stale (const char *module_version, const char *proc_version,
+                                     char **built_from, char **running);
 
 G_END_DECLS

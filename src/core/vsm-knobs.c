@@ -6,6 +6,7 @@
 
 #include "vsm-knobs.h"
 #include "vsm-paths.h"
+#include "vsm-plan.h"
 #include "vsm-util.h"
 
 #include <glib/gi18n.h>
@@ -174,7 +175,7 @@ vsm_knob_record_is_sane (const VsmKnobRecord *r, const char *bdi, GError **error
   g_autofree char *path = spec ? vsm_knob_path (bdi, r->name) : NULL;
   const char *why = NULL;
 
-  if (path == NULL)
+  if (path == NULL || !vsm_plan_knob_is_written (r->name))
     why = "not a knob vfat-smart writes";
   else if (g_strcmp0 (path, r->path) != 0)
     why = _ ("path is not the knob's own");

@@ -32,8 +32,9 @@ char *vsm_path (VsmRoot root, const char *first_element, ...) G_GNUC_NULL_TERMIN
 /* Tests: put a root somewhere else (NULL: back to the system's). */
 void vsm_paths_set_root (VsmRoot root, const char *dir);
 
-/* TRUE when the kernel's own /sys and /proc are in use (no test tree and
- * no umockdev testbed): only then does changing a knob need root. */
+/* TRUE when the kernel's own /sys and /proc are in use (no test tree, and
+ * in a build with -Dumockdev_testbed=true no umockdev testbed): only then
+ * does changing a knob need root. UMOCKDEV_DIR is ignored otherwise. */
 gboolean vsm_paths_are_system (void);
 
 G_END_DECLS

@@ -558,22 +558,29 @@ gboolean
 vsm_probe_cache_store (const char *cache_dir, const VsmProbeResult *r, GError **error)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
-  const char *dir = cache_dir ? cache_dir : vsm_root_dir (VSM_ROOT_STATE);
-  g_autofree char *path = g_build_filename (dir, CACHE_FILE, NULL);
+  g_autofree char *data = NULL, *path = NULL;
+  gsize len = 0;
 
-  if (g_mkdir_with_parents (dir, 0755) != 0)
-    {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", dir,
-                   g_strerror (errno));
-      return FALSE;
-    }
   g_key_file_set_string (kf, CACHE_GROUP, "release", r->release ? r->release : "");
   g_key_file_set_string (kf, CACHE_GROUP, "srcversion", r->srcversion ? r->srcversion : "");
   g_key_file_set_string (kf, CACHE_GROUP, "fix", vsm_flush_fix_to_string (r->fix));
   g_key_file_set_string (kf, CACHE_GROUP, "variant", vsm_flush_fix_variant_to_string (r->variant));
   g_key_file_set_string (kf, CACHE_GROUP, "evidence", r->evidence ? r->evidence : "");
   g_key_file_set_int64 (kf, CACHE_GROUP, "probed-at", r->probed_at);
-  return g_key_file_save_to_file (kf, path, error);
+  data = g_key_file_to_data (kf, &len, NULL);
+  /* as every file of the state directory (its checks, atomic, 0644 under
+   * any umask): vsm_probe_cache_load reads it as one */
+  if (cache_dir == NULL)
+    return vsm_state_write_file (CACHE_FILE, data, len, error);
+  if (g_mkdir_with_parents (cache_dir, 0755) != 0)
+    {
+      int errsv = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s: %s", cache_dir,
+                   g_strerror (errsv));
+      return FALSE;
+    }
+  path = g_build_filename (cache_dir, CACHE_FILE, NULL);
+  return g_file_set_contents_full (path, data, len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
 }
 
 /* Releases known to carry the fix (a GRegex on uname -r). None does yet: the patch

@@ -9,6 +9,7 @@
 #include "vsm-paths.h"
 #include "vsm-util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -20,6 +21,8 @@
 #include <unistd.h>
 
 #define MAX_STATE_SIZE (256 * 1024)
+/* a write takes milliseconds; a temporary this old belongs to no live run */
+#define VSM_STATE_STALE_TEMPORARY_S (10 * 60)
 
 void
 vsm_knob_record_free (VsmKnobRecord *r)
@@ -65,9 +68,11 @@ vsm_state_free (VsmState *s)
   g_free (s->fs_type);
   g_free (s->mount_options);
   g_free (s->source);
+  g_free (s->updated_by);
   g_free (s->baseline_stat);
   g_ptr_array_unref (s->knobs);
   g_ptr_array_unref (s->reasons);
+  vsm_intent_free (s->intent);
   g_free (s);
 }
 
@@ -77,7 +82,7 @@ vsm_state_new (const char *bdi)
   VsmState *s = g_new0 (VsmState, 1);
   s->bdi = g_strdup (bdi);
   s->knobs = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_knob_record_free);
-  s->reasons = g_ptr_array_new_with_free_func (g_free);
+  s->reasons = vsm_reasons_new ();
   return s;
 }
 
@@ -130,6 +135,53 @@ ensure_dir (GError **error)
   return TRUE;
 }
 
+/* A temporary of an atomic write (NAME.XXXXXX, NAME a file of ours) */
+static gboolean
+is_temporary (const char *name)
+{
+  const char *dot = strrchr (name, '.');
+  g_autofree char *base = NULL;
+
+  if (dot == NULL || strlen (dot + 1) != 6)
+    return FALSE;
+  for (const char *p = dot + 1; *p; p++)
+    if (!g_ascii_isalnum (*p))
+      return FALSE;
+  base = g_strndup (name, (gsize)(dot - name));
+  return g_str_has_suffix (base, ".state") || g_str_has_suffix (base, ".options") ||
+         g_str_equal (base, "unmounts.log");
+}
+
+/* Under the lock: the temporaries of runs killed while they wrote (older
+ * than any write takes) go. */
+static void
+remove_stale_temporaries (void)
+{
+  int dfd = open (vsm_root_dir (VSM_ROOT_STATE), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int fd = dfd >= 0 ? dup (dfd) : -1;
+  DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
+  gint64 now = g_get_real_time () / G_USEC_PER_SEC;
+  struct dirent *e;
+  guint seen = 0;
+
+  if (d == NULL && fd >= 0)
+    close (fd);
+  while (d != NULL && (e = readdir (d)) != NULL && seen++ < 10000)
+    {
+      struct stat st;
+
+      if (!is_temporary (e->d_name) || fstatat (dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+          S_ISDIR (st.st_mode) || now - (gint64)st.st_mtime < VSM_STATE_STALE_TEMPORARY_S)
+        continue;
+      if (unlinkat (dfd, e->d_name, 0) == 0)
+        g_debug ("removed %s, left by a run that did not finish", e->d_name);
+    }
+  if (d != NULL)
+    closedir (d);
+  if (dfd >= 0)
+    close (dfd);
+}
+
 int
 vsm_state_lock (guint timeout_ms, GError **error)
 {
@@ -169,6 +221,7 @@ vsm_state_lock (guint timeout_ms, GError **error)
         }
       g_usleep (10 * 1000);
     }
+  remove_stale_temporaries ();
   return fd;
 }
 
@@ -265,7 +318,7 @@ write_atomic (const char *name, const char *data, gsize len, GError **error)
     return FALSE;
   /* temp file + fsync + rename(): a symlink at path is replaced, never
    * followed, and a crash leaves the old file or the new one */
-  if (!g_file_set_contents_full (path, data, len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local))
+  if (!vsm_write_file_atomic (path, data, len, 0644, FALSE, &local))
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("cannot write %s: %s"), path,
                    local->message);
@@ -345,6 +398,45 @@ set_opt (GKeyFile *kf, const char *key, const char *value)
     g_key_file_set_string (kf, "disk", key, value);
 }
 
+/* reasons: in English for older readers, and as message ids with their
+ * arguments (vsm-reason.h), translated where they are shown */
+static void
+save_reasons (GKeyFile *kf, GPtrArray *reasons)
+{
+  g_auto (GStrv) texts = vsm_reasons_texts (reasons);
+  g_autoptr (GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < reasons->len; i++)
+    g_ptr_array_add (ids, vsm_reason_serialize (g_ptr_array_index (reasons, i)));
+  g_key_file_set_string_list (kf, "disk", "reasons", (const char *const *)texts, reasons->len);
+  g_key_file_set_string_list (kf, "disk", "reason-ids", (const char *const *)ids->pdata, ids->len);
+}
+
+/* the ids when every one of them reads, else the texts as they are (a
+ * record from before the ids) */
+static void
+load_reasons (GKeyFile *kf, GPtrArray *reasons)
+{
+  g_auto (GStrv) texts = g_key_file_get_string_list (kf, "disk", "reasons", NULL, NULL);
+  g_auto (GStrv) ids = g_key_file_get_string_list (kf, "disk", "reason-ids", NULL, NULL);
+
+  for (char **r = ids; r && *r; r++)
+    {
+      VsmReason *reason = vsm_reason_parse (*r);
+
+      if (reason == NULL)
+        {
+          g_ptr_array_set_size (reasons, 0);
+          break;
+        }
+      g_ptr_array_add (reasons, reason);
+    }
+  if (reasons->len > 0)
+    return;
+  for (char **r = texts; r && *r; r++)
+    g_ptr_array_add (reasons, vsm_reason_new_literal (*r));
+}
+
 char *
 vsm_state_to_data (const VsmState *s, gsize *len)
 {
@@ -360,6 +452,7 @@ vsm_state_to_data (const VsmState *s, gsize *len)
   set_opt (kf, "fs-type", s->fs_type);
   set_opt (kf, "mount-options", s->mount_options);
   set_opt (kf, "source", s->source);
+  set_opt (kf, "updated-by", s->updated_by);
   set_opt (kf, "baseline-stat", s->baseline_stat);
   g_key_file_set_boolean (kf, "disk", "pending", s->pending);
   g_key_file_set_boolean (kf, "disk", "uses-global", s->uses_global);
@@ -368,9 +461,10 @@ vsm_state_to_data (const VsmState *s, gsize *len)
   g_key_file_set_uint64 (kf, "disk", "bandwidth", s->bandwidth);
   g_key_file_set_int64 (kf, "disk", "applied-at", s->applied_at);
   g_key_file_set_int64 (kf, "disk", "updated-at", s->updated_at);
-  g_key_file_set_string_list (kf, "disk", "reasons", (const char *const *)s->reasons->pdata,
-                              s->reasons->len);
+  save_reasons (kf, s->reasons);
   save_knobs (kf, "disk", s->knobs);
+  if (s->intent != NULL)
+    vsm_intent_save (s->intent, kf, "intent");
   return g_key_file_to_data (kf, len, NULL);
 }
 
@@ -387,7 +481,6 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
   g_autoptr (VsmState) s = NULL;
   g_autoptr (GError) local = NULL;
   g_autofree char *bdi = NULL;
-  g_auto (GStrv) reasons = NULL;
 
   if (!g_key_file_load_from_data (kf, data, len, G_KEY_FILE_NONE, &local))
     {
@@ -410,6 +503,7 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
   s->fs_type = get_opt (kf, "fs-type");
   s->mount_options = get_opt (kf, "mount-options");
   s->source = get_opt (kf, "source");
+  s->updated_by = get_opt (kf, "updated-by");
   s->baseline_stat = get_opt (kf, "baseline-stat");
   s->pending = g_key_file_get_boolean (kf, "disk", "pending", NULL);
   s->uses_global = g_key_file_get_boolean (kf, "disk", "uses-global", NULL);
@@ -420,9 +514,7 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
   s->bandwidth = g_key_file_get_uint64 (kf, "disk", "bandwidth", NULL);
   s->applied_at = g_key_file_get_int64 (kf, "disk", "applied-at", NULL);
   s->updated_at = g_key_file_get_int64 (kf, "disk", "updated-at", NULL);
-  reasons = g_key_file_get_string_list (kf, "disk", "reasons", NULL, NULL);
-  for (char **r = reasons; r && *r; r++)
-    g_ptr_array_add (s->reasons, g_strdup (*r));
+  load_reasons (kf, s->reasons);
   if (s->disk_name != NULL && (strchr (s->disk_name, '/') || strstr (s->disk_name, "..")))
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("state: bad disk name"));
@@ -430,7 +522,32 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
     }
   if (!load_knobs (kf, "disk", s->bdi, s->knobs, error))
     return NULL;
+  /* none in a record from before intents were kept: a re-apply plans as
+   * it did then, from the policy and the measurement */
+  s->intent = vsm_intent_load (kf, "intent", &local);
+  if (local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
   return g_steal_pointer (&s);
+}
+
+/* While the record's bdi is there, the disk it names must be the one that
+ * has it: a record naming another disk would be put back on, or forgotten
+ * for, the wrong one. A bdi that is gone took its knobs with it. */
+static gboolean
+names_its_disk (const VsmState *s)
+{
+  g_autofree char *bdi_dir = vsm_path (VSM_ROOT_SYSFS, "class", "bdi", s->bdi, NULL);
+  g_autofree char *dev_path = NULL;
+  g_autofree char *dev = NULL;
+
+  if (s->disk_name == NULL || !g_file_test (bdi_dir, G_FILE_TEST_IS_DIR))
+    return TRUE;
+  dev_path = vsm_path (VSM_ROOT_SYSFS, "block", s->disk_name, "dev", NULL);
+  dev = vsm_read_attr (dev_path, NULL);
+  return g_strcmp0 (dev, s->bdi) == 0;
 }
 
 VsmState *
@@ -458,6 +575,12 @@ vsm_state_load (const char *bdi, GError **error)
   if (!g_str_equal (s->bdi, bdi))
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("%s names bdi %s"), path, s->bdi);
+      return NULL;
+    }
+  if (!names_its_disk (s))
+    {
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE,
+                   "%s names disk %s, but bdi %s is another disk's", path, s->disk_name, s->bdi);
       return NULL;
     }
   return g_steal_pointer (&s);
@@ -564,6 +687,14 @@ vsm_state_list (GPtrArray *corrupt, GError **error)
           continue;
         }
       g_ptr_array_add (out, s);
+    }
+  /* the vm.* record too: one that cannot be trusted is never hidden */
+  if (corrupt)
+    {
+      g_autoptr (VsmGlobalState) g = vsm_global_state_load (&local);
+      if (g == NULL)
+        g_ptr_array_add (corrupt, g_strdup_printf ("global.state: %s", local->message));
+      g_clear_error (&local);
     }
   g_ptr_array_sort (out, compare_states);
   return g_steal_pointer (&out);

@@ -155,6 +155,8 @@ bdi_kv (const char *key, guint64 bytes, VsmDirtyInfo *out, guint *seen)
     out->bdi_thresh_bytes = bytes;
   else if (g_str_equal (key, "DirtyThresh"))
     out->dirty_thresh_bytes = bytes;
+  else if (g_str_equal (key, "BackgroundThresh"))
+    out->bg_thresh_bytes = bytes;
   else if (g_str_equal (key, "BdiWriteBandwidth"))
     out->bandwidth = bytes;
   else if (g_str_equal (key, "BdiDirtied"))

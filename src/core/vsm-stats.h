@@ -42,11 +42,12 @@ typedef struct
   guint64 writeback_bytes;
   guint64 bdi_thresh_bytes;
   guint64 dirty_thresh_bytes;
-  guint64 bandwidth;      /* kernel's write bandwidth estimate, bytes/s; 0 unknown */
-  guint64 dirtied_bytes;  /* BdiDirtied: dirtied since boot (grows while written) */
-  guint64 dirty_inodes;   /* b_dirty + b_io + b_more_io: inodes waiting */
-  gboolean has_inodes;    /* the kernel printed the inode lists */
-  guint64 residual_bytes; /* counted as 0: within the counters' error, see below */
+  guint64 bandwidth;       /* kernel's write bandwidth estimate, bytes/s; 0 unknown */
+  guint64 dirtied_bytes;   /* BdiDirtied: dirtied since boot (grows while written) */
+  guint64 dirty_inodes;    /* b_dirty + b_io + b_more_io: inodes waiting */
+  gboolean has_inodes;     /* the kernel printed the inode lists */
+  guint64 residual_bytes;  /* counted as 0: within the counters' error, see below */
+  guint64 bg_thresh_bytes; /* BackgroundThresh: the system's background threshold */
 } VsmDirtyInfo;
 
 gboolean vsm_bdi_stats_parse (const char *text, VsmDirtyInfo *out);

@@ -237,6 +237,13 @@ vsm_user_options_mount_key (guint32 uid, const char *const *mount_points)
 
 /* ---- the file ---- */
 
+void
+vsm_user_options_apply_for_kernel (const VsmUserOptions *o, VsmPolicy *policy, gboolean device_cap)
+{
+  if (o != NULL && (device_cap || g_strcmp0 (o->source, VSM_OPTIONS_BY_USER) != 0))
+    vsm_user_options_apply (o, policy);
+}
+
 static char *
 file_name (const char *bdi)
 {
@@ -244,21 +251,30 @@ file_name (const char *bdi)
   return g_strconcat (base, ".options", NULL);
 }
 
+static gint
+compare_keys (gconstpointer a, gconstpointer b, gpointer unused)
+{
+  return g_strcmp0 (*(const char *const *)a, *(const char *const *)b);
+}
+
 char *
 vsm_user_options_to_data (const VsmUserOptions *o, gsize *len)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
-  GHashTableIter it;
-  gpointer k, v;
 
   g_key_file_set_string (kf, GROUP, "source", o->source);
   g_key_file_set_uint64 (kf, GROUP, "uid", o->uid);
   g_key_file_set_string (kf, GROUP, "mount", o->mount ? o->mount : "");
-  g_hash_table_iter_init (&it, o->values);
-  while (g_hash_table_iter_next (&it, &k, &v))
+  g_autofree gpointer *keys = NULL;
+  guint n = 0;
+
+  /* in the same order every time: a record written twice reads the same */
+  keys = g_hash_table_get_keys_as_array (o->values, &n);
+  g_qsort_with_data (keys, n, sizeof (gpointer), compare_keys, NULL);
+  for (guint i = 0; i < n; i++)
     {
-      g_autofree char *text = g_variant_print (v, TRUE);
-      g_key_file_set_string (kf, "values", k, text);
+      g_autofree char *text = g_variant_print (g_hash_table_lookup (o->values, keys[i]), TRUE);
+      g_key_file_set_string (kf, "values", keys[i], text);
     }
   return g_key_file_to_data (kf, len, NULL);
 }
@@ -358,7 +374,7 @@ vsm_user_options_remove (const char *bdi, GError **error)
   if (g_unlink (path) < 0 && errno != ENOENT)
     {
       int errsv = errno;
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "cannot remove %s: %s", path,
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("cannot remove %s: %s"), path,
                    g_strerror (errsv));
       return FALSE;
     }

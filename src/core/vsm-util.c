@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 GQuark
@@ -98,6 +99,70 @@ fault_injected (void)
     return FALSE;
   fault_counter++;
   return (guint64)fault_counter == n;
+}
+
+static gboolean
+set_file_error (GError **error, int errsv, const char *path)
+{
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errsv), _ ("cannot write %s: %s"),
+               path, g_strerror (errsv));
+  return FALSE;
+}
+
+gboolean
+vsm_write_file_atomic (const char *path, const char *data, gsize len, mode_t mode, gboolean durable,
+                       GError **error)
+{
+  g_autofree char *tmp = g_strconcat (path, ".XXXXXX", NULL);
+  gsize done = 0;
+  int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
+  int errsv;
+
+  if (fd < 0)
+    return set_file_error (error, errno, tmp);
+  if (fchmod (fd, mode) != 0)
+    goto fail;
+  while (done < len)
+    {
+      ssize_t n = write (fd, data + done, len - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          if (n == 0)
+            errno = ENOSPC;
+          goto fail;
+        }
+      done += (gsize)n;
+    }
+  if (fsync (fd) != 0)
+    goto fail;
+  if (close (fd) != 0)
+    {
+      fd = -1;
+      goto fail;
+    }
+  fd = -1;
+  if (rename (tmp, path) != 0)
+    goto fail;
+  if (durable)
+    {
+      g_autofree char *dir = g_path_get_dirname (path);
+      int dfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (dfd >= 0)
+        {
+          (void)fsync (dfd);
+          close (dfd);
+        }
+    }
+  return TRUE;
+
+fail:
+  errsv = errno;
+  if (fd >= 0)
+    close (fd);
+  (void)unlink (tmp);
+  return set_file_error (error, errsv, tmp);
 }
 
 gboolean

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <glib-object.h>
+#include <sys/types.h>
 
 #include "vsm-enum-types.h"
 
@@ -34,6 +35,15 @@ gboolean vsm_read_u64 (const char *path, guint64 *out, GError **error);
 gboolean vsm_parse_u64 (const char *text, guint64 *out);
 gboolean vsm_parse_i64 (const char *text, gint64 *out);
 gboolean vsm_write_attr (const char *path, const char *value, GError **error);
+
+/* Replaces path with data atomically: a new temporary PATH.XXXXXX in the
+ * same directory, given mode with fchmod () (whatever the umask and
+ * whatever mode a file at path had), written, fsynced, renamed over path
+ * (a link at path is replaced, never followed); durable: the directory is
+ * fsynced too. A crash leaves the old file or the new one, and perhaps the
+ * temporary. Errors are G_FILE_ERROR. */
+gboolean vsm_write_file_atomic (const char *path, const char *data, gsize len, mode_t mode,
+                                gboolean durable, GError **error);
 
 /* g_format_size_full (), with a plain space before the unit where the
  * output charset is not UTF-8 (g_get_charset ()); "38.0 MiB" */

@@ -289,7 +289,12 @@ rescan (VsmdDaemon *self)
         }
       g_hash_table_add (seen, s->bdi);
       if (d == NULL)
-        add_device (self, s);
+        {
+          add_device (self, s);
+          d = g_hash_table_lookup (self->devices, s->bdi);
+          if (d != NULL && s->pending)
+            vsmd_device_finish_pending (d);
+        }
       else if (!s->pending)
         vsmd_device_update_state (d, s);
     }

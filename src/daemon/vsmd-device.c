@@ -14,6 +14,8 @@
 #include "vsm-drive-history.h"
 #include "vsm-learn.h"
 #include "vsm-mount.h"
+#include "vsm-stall.h"
+#include "vsm-truth.h"
 #include "vsm-pace.h"
 #include "vsm-paths.h"
 #include "vsm-user-options.h"
@@ -22,6 +24,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 /* sampling: once a second while data is at risk or the disk writes,
  * every few seconds while it is idle (only to notice the next write) */
@@ -72,13 +75,24 @@ struct _VsmdDevice
   guint64 written_at_mount; /* the learner's count when the mount began */
   guint64 measured_this_mount;
 
-  gboolean uses_global; /* the record holds the vm.* knobs */
-  guint drift_retries;  /* re-applies for drift that did not hold, this mount */
-  VsmPace pace;         /* when to pace (vsm-pace.h) */
-  VsmdPacer *pacer;     /* the sync worker while pacing, settling, committing */
-  guint commits;        /* metadata commits since the last settle or pacing */
-  gboolean pace_off;    /* the worker failed on this mount: not again */
-  gboolean pace_class;  /* the plan paces this drive's class (VsmState) */
+  gboolean uses_global;     /* the record holds the vm.* knobs */
+  guint drift_retries;      /* re-applies for drift that did not hold, this mount */
+  VsmPace pace;             /* when to pace (vsm-pace.h) */
+  VsmdPacer *pacer;         /* the sync worker while pacing, settling, committing */
+  guint commits;            /* metadata commits since the last settle or pacing */
+  gboolean pace_off;        /* the worker failed on this mount: not again */
+  gboolean pace_class;      /* the plan paces this drive's class (VsmState) */
+  gboolean options_changed; /* the next apply records the options in force */
+  gboolean class_asked;     /* the next apply records class_wanted (ApplyWith) */
+  VsmClass class_wanted;
+  gboolean class_waiting; /* ApplyWith's class while polkit is asked */
+  VsmClass class_waiting_value;
+
+  VsmStall stall;          /* throttled writers with no writeback (vsm-stall.h) */
+  gboolean strict_on;      /* the record has strict_limit=1 applied */
+  char *strict_dropped;    /* why strict_limit is dropped for this drive (a serialized
+                            * VsmReason); NULL: it is not */
+  guint strict_drop_tries; /* applies that did not drop it */
 };
 
 enum
@@ -108,6 +122,7 @@ vsmd_device_finalize (GObject *object)
   g_free (d->disk_syspath);
   g_free (d->disk_name);
   g_free (d->identity);
+  g_free (d->strict_dropped);
   G_OBJECT_CLASS (vsmd_device_parent_class)->finalize (object);
 }
 
@@ -227,19 +242,39 @@ reset_limits (VsmdDevice *d, guint64 start_bandwidth, guint64 cap_in_force)
   vsm_learn_set_limits (d->learn, &d->limits, cap_in_force);
 }
 
+/* FlushMode: what the mount really has (a client may have asked for
+ * flush, exFAT has none), not only what the record planned. state: NULL
+ * for the record; mounts: NULL to read them. */
+static void
+publish_flush_mode (VsmdDevice *d, const VsmState *state, GPtrArray *mounts)
+{
+  g_autoptr (VsmState) loaded = state ? NULL : vsm_state_load (d->bdi, NULL);
+  g_autoptr (VsmFlushTruth) t = NULL;
+  const char *was = vsm_dbus_device_get_flush_mode (d->skeleton);
+
+  if (state == NULL && (state = loaded) == NULL)
+    return;
+  t = vsm_flush_truth_for_state (state, mounts);
+  if (t->reason != NULL && g_strcmp0 (was, t->mode) != 0)
+    g_message ("%s: flush mode %s, planned %s: %s", d->bdi, t->mode, t->planned, t->reason);
+  vsm_dbus_device_set_flush_mode (d->skeleton, t->mode);
+}
+
 static void
 publish_state (VsmdDevice *d, const VsmState *s)
 {
   vsm_dbus_device_set_device (d->skeleton, s->disk_node ? s->disk_node : "");
   vsm_dbus_device_set_bdi (d->skeleton, s->bdi);
   vsm_dbus_device_set_class (d->skeleton, s->class_name ? s->class_name : "unknown");
-  vsm_dbus_device_set_flush_mode (d->skeleton, s->flush_mode ? s->flush_mode : "");
+  publish_flush_mode (d, s, NULL);
   vsm_dbus_device_set_cap_bytes (d->skeleton, s->cap_bytes);
   d->uses_global = s->uses_global;
   d->pace_class = s->pace_writeback;
+  d->strict_on = vsm_state_strict_limit_on (s);
 }
 
-static void start_job (VsmdDevice *d, gboolean restore, GDBusMethodInvocation *inv);
+static void start_job (VsmdDevice *d, gboolean restore, const char *reason,
+                       GDBusMethodInvocation *inv);
 
 /* Another front end applied (the udev helper on a change event) with the
  * policy's or the history's numbers: what was measured, or set with
@@ -249,7 +284,7 @@ reassert_cap (VsmdDevice *d, const VsmState *s)
 {
   guint64 want;
 
-  if (s->cap_bytes == 0 || g_strcmp0 (s->source, "daemon") == 0 || d->applying ||
+  if (s->cap_bytes == 0 || g_strcmp0 (s->updated_by, VSM_SOURCE_DAEMON) == 0 || d->applying ||
       (vsm_learn_get_bandwidth (d->learn) == 0 && vsm_user_options_is_empty (d->options)))
     return;
   want = vsm_learn_cap_for (&d->limits, vsm_learn_get_cap_bandwidth (d->learn));
@@ -258,7 +293,7 @@ reassert_cap (VsmdDevice *d, const VsmState *s)
   g_message ("%s: %s applied a cap of %" G_GUINT64_FORMAT
              " bytes; this mount's is %" G_GUINT64_FORMAT,
              d->bdi, s->source ? s->source : "?", s->cap_bytes, want);
-  start_job (d, FALSE, NULL);
+  start_job (d, FALSE, "another front end applied another cap", NULL);
 }
 
 void
@@ -271,6 +306,17 @@ vsmd_device_update_state (VsmdDevice *d, const VsmState *s)
     reset_limits (d, s->bandwidth, s->cap_bytes);
   if (cap_moved)
     reassert_cap (d, s);
+  /* strict_limit stays dropped for the drive: another front end's apply
+   * (a change event's) set it again */
+  if (d->strict_dropped && d->strict_on && !d->applying && d->strict_drop_tries < 3)
+    {
+      d->strict_drop_tries++;
+      g_message ("%s: strict_limit is set again; dropping it (the writeback stall fallback)",
+                 d->bdi);
+      start_job (d, FALSE, "strict_limit set again by another front end", NULL);
+    }
+  else if (!d->strict_on)
+    d->strict_drop_tries = 0;
 }
 
 /* facts only the drive tells (identity, removable, confidence); again at
@@ -306,6 +352,8 @@ read_facts (VsmdDevice *d)
 
 static void start_ticking (VsmdDevice *d, guint ms);
 static gboolean on_apply (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d);
+static gboolean on_apply_with (VsmDbusDevice *s, GDBusMethodInvocation *inv, GVariant *options,
+                               VsmdDevice *d);
 static gboolean on_restore (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d);
 static gboolean on_set_options (VsmDbusDevice *s, GDBusMethodInvocation *inv, GVariant *options,
                                 VsmdDevice *d);
@@ -326,14 +374,18 @@ vsmd_device_new (VsmdBouncer *bouncer, const VsmState *s)
    * (even unset to []) is a PropertiesChanged that a client would see */
   vsm_dbus_device_set_mount_points (d->skeleton, (const char *const[]){ NULL });
   vsm_dbus_device_set_mounted_by (d->skeleton, NO_UID);
-  vsm_dbus_device_set_bandwidth_source (d->skeleton, s->bandwidth ? "plan" : "");
+  vsm_dbus_device_set_bandwidth_source (d->skeleton, s->bandwidth ? N_ ("plan") : "");
   vsm_dbus_device_set_at_risk_scope (d->skeleton, "device");
   g_signal_connect (d->skeleton, "handle-apply", G_CALLBACK (on_apply), d);
+  g_signal_connect (d->skeleton, "handle-apply-with", G_CALLBACK (on_apply_with), d);
   g_signal_connect (d->skeleton, "handle-restore", G_CALLBACK (on_restore), d);
   g_signal_connect (d->skeleton, "handle-set-options", G_CALLBACK (on_set_options), d);
   d->adopted = vsmd_options_adopt (d->bdi);
   d->device_cap = vsmd_options_kernel_has_device_cap (d->bdi);
   d->global_for_mounted = -1;
+  vsm_stall_init (&d->stall, NULL);
+  d->stall.limits.slack_bytes =
+    vsm_wb_stat_error_bytes (g_get_num_processors (), (guint64)sysconf (_SC_PAGESIZE));
   d->adopt_until = g_get_monotonic_time () + ADOPT_WAIT_USEC;
   vsmd_device_update_state (d, s);
   read_facts (d);
@@ -576,6 +628,7 @@ follow_mount (VsmdDevice *d, guint32 uid, const char *const *mount_points)
         }
       vsm_user_options_free (o);
       vsm_user_options_remove (d->bdi, NULL);
+      d->options_changed = TRUE; /* the record's intent may still hold them */
     }
   if (d->options != NULL && (!d->mounted || g_strcmp0 (d->options->mount, key) != 0))
     reset_options (d, NULL);
@@ -600,10 +653,11 @@ vsmd_device_set_mount_points (VsmdDevice *d, const char *const *mount_points)
     owner = vsmd_options_mount_point_owner (mount_points);
   vsm_dbus_device_set_mount_points (d->skeleton, mount_points);
   vsm_dbus_device_set_mounted_by (d->skeleton, owner);
+  publish_flush_mode (d, NULL, mounts);
   set_mounted (d, mount_points[0] != NULL);
   follow_mount (d, owner, mount_points);
   if (vsmd_options_global_due (d->device_cap, d->mounted, &d->global_for_mounted))
-    start_job (d, FALSE, NULL);
+    start_job (d, FALSE, d->mounted ? "mounted" : "unmounted", NULL);
 }
 
 void
@@ -632,9 +686,15 @@ typedef struct
 {
   char *syspath;
   char *bdi;
+  char *reason;
   VsmPolicy *policy;
   guint64 bandwidth;
   gboolean restore;
+  gboolean set_options;
+  VsmUserOptions *options;
+  gboolean set_class;
+  VsmClass klass;
+  char *drop_strict_limit; /* why; NULL: the plan's strict_limit */
 } Job;
 
 static void
@@ -642,30 +702,38 @@ job_free (Job *j)
 {
   g_free (j->syspath);
   g_free (j->bdi);
+  g_free (j->reason);
+  g_free (j->drop_strict_limit);
   vsm_policy_free (j->policy);
+  vsm_user_options_free (j->options);
   g_free (j);
 }
 
+/* the engine plans again from what the record says was asked */
 static void
 job_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
   Job *j = data;
   g_autoptr (GError) error = NULL;
   g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
-  g_autoptr (VsmAssessment) a = NULL;
-  g_autoptr (VsmState) state = NULL;
-  VsmOverrides o = { .bandwidth = j->bandwidth, .bandwidth_source = "measured by vfat-smartd" };
-  VsmApplyOptions opts = { .source = "daemon",
-                           .lock_wait_ms = VSM_LOCK_WAIT_MS,
-                           .global_while_mounted = TRUE,
-                           .only_if_recorded = TRUE };
+  VsmReapply r = { .reason = j->reason,
+                   .bandwidth = j->bandwidth,
+                   .bandwidth_source = N_ ("measured by vfat-smartd"),
+                   .policy = g_steal_pointer (&j->policy),
+                   .set_user_options = j->set_options,
+                   .user_options = j->options,
+                   .set_class = j->set_class,
+                   .klass = j->klass,
+                   .drop_strict_limit = j->drop_strict_limit };
   gboolean ok;
 
   if (j->restore)
-    ok = vsm_restore (j->bdi, VSM_LOCK_WAIT_MS, NULL, &error);
+    {
+      vsm_policy_free (r.policy);
+      ok = vsm_restore (j->bdi, VSM_LOCK_WAIT_MS, NULL, &error);
+    }
   else
-    ok = (a = vsm_assess (client, j->syspath, g_steal_pointer (&j->policy), &o, &error)) != NULL &&
-         vsm_assessment_apply (a, &opts, NULL, NULL, &state, &error);
+    ok = vsm_reapply (client, j->bdi, &r, NULL, &error);
   if (ok)
     g_task_return_boolean (task, TRUE);
   else
@@ -699,9 +767,16 @@ job_done (GObject *source, GAsyncResult *res, gpointer data)
     g_signal_emit (d, signals[SIGNAL_RECORD_GONE], 0);
 }
 
-/* inv may be NULL (the daemon's own re-apply) */
+void
+vsmd_device_finish_pending (VsmdDevice *d)
+{
+  g_message ("%s: an apply did not finish; finishing it before managing the drive", d->bdi);
+  start_job (d, FALSE, "an apply did not finish", NULL);
+}
+
+/* inv may be NULL (the daemon's own re-apply); reason: why it applies */
 static void
-start_job (VsmdDevice *d, gboolean restore, GDBusMethodInvocation *inv)
+start_job (VsmdDevice *d, gboolean restore, const char *reason, GDBusMethodInvocation *inv)
 {
   g_autoptr (GTask) task = NULL;
   Job *j;
@@ -721,9 +796,20 @@ start_job (VsmdDevice *d, gboolean restore, GDBusMethodInvocation *inv)
   d->applying = TRUE;
   j->syspath = g_strdup (d->disk_syspath);
   j->bdi = g_strdup (d->bdi);
-  j->policy = device_policy (d);
+  /* the admin's policy for this drive; the options in force are the
+   * record's intent, replaced when they changed */
+  j->policy = vsm_policy_load ();
+  vsmd_options_policy_for (j->policy, NULL, d->mounted, d->device_cap);
   j->bandwidth = d->learn ? vsm_learn_get_bandwidth (d->learn) : 0;
   j->restore = restore;
+  j->reason = g_strdup (reason);
+  j->set_options = d->options_changed;
+  j->options = d->options ? vsm_user_options_copy (d->options) : NULL;
+  j->set_class = d->class_asked;
+  j->klass = d->class_wanted;
+  if (!restore)
+    d->options_changed = d->class_asked = FALSE;
+  j->drop_strict_limit = g_strdup (d->strict_dropped);
   g_task_set_task_data (task, j, (GDestroyNotify)job_free);
   g_task_run_in_thread (task, job_run);
 }
@@ -747,7 +833,7 @@ check_cap_drift (VsmdDevice *d)
       g_message ("%s: max_bytes reads %" G_GUINT64_FORMAT " for a cap of %" G_GUINT64_FORMAT
                  " (the dirty threshold moved): applying again",
                  d->bdi, now, cap);
-      start_job (d, FALSE, NULL);
+      start_job (d, FALSE, "the cap in force drifted", NULL);
     }
 }
 
@@ -768,12 +854,47 @@ publish_sample (VsmdDevice *d, const VsmDirtyInfo *di)
 
   vsm_dbus_device_set_write_bandwidth (d->skeleton, measured);
   if (measured > 0)
-    vsm_dbus_device_set_bandwidth_source (d->skeleton, "measured while writing");
+    vsm_dbus_device_set_bandwidth_source (d->skeleton, N_ ("measured while writing"));
   vsm_dbus_device_set_at_risk_bytes (d->skeleton, at_risk);
   vsm_dbus_device_set_at_risk_scope (d->skeleton, di->per_device ? "device" : "system");
   vsm_dbus_device_set_seconds_to_safe (d->skeleton,
                                        bw > 1 ? round ((double)at_risk / (double)bw * 10) / 10 : 0);
   vsm_dbus_device_set_bytes_written (d->skeleton, vsm_learn_get_bytes_written (d->learn));
+}
+
+/* A writer throttled by strict_limit with no writeback under way
+ * (vsm-stall.h): the kernel has the regression of "mm/block/fs: remove
+ * laptop_mode" without its fix, and the cap would stall every copy. Fall
+ * back once, for as long as the drive is plugged: strict_limit off,
+ * max_bytes kept. */
+static void
+check_stall (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st, gint64 now)
+{
+  VsmStallSample s;
+  g_autoptr (VsmReason) why = NULL;
+
+  if (!d->strict_on || d->strict_dropped != NULL)
+    {
+      VsmStallLimits limits = d->stall.limits;
+      vsm_stall_init (&d->stall, &limits);
+      return;
+    }
+  vsm_stall_sample_from (&s, now, di, st, vsm_dbus_device_get_cap_bytes (d->skeleton));
+  if (vsm_stall_feed (&d->stall, &s) != VSM_STALL_STALLED)
+    return;
+  why = vsm_reason_new (
+    N_ ("fallback: writers were throttled with no writeback under way for %.0f s of the last "
+        "%.0f s (a kernel with \"mm/block/fs: remove laptop_mode\" and without \"mm: reinstate "
+        "unconditional writeback start in balance_dirty_pages()\"): strict_limit dropped for "
+        "this drive until it is unplugged, max_bytes kept (without strict_limit it bites only "
+        "once the system's dirty data passes the freerun point)"),
+    (double)d->stall.idle_usec / G_USEC_PER_SEC,
+    (double)d->stall.limits.window_usec / G_USEC_PER_SEC);
+  /* in the plan's reasons as its message id, translated where they are
+   * shown; in the journal in English */
+  d->strict_dropped = vsm_reason_serialize (why);
+  g_warning ("%s: %s", d->bdi, why->text);
+  start_job (d, FALSE, "writeback stall", NULL);
 }
 
 static gboolean
@@ -795,7 +916,7 @@ on_tick (gpointer data)
       g_autofree char *from = vsm_format_bytes (old_cap);
       g_autofree char *to = vsm_format_bytes (vsm_learn_get_cap (d->learn));
       g_message ("%s: cap %s -> %s (measured %s while writing)", d->bdi, from, to, bw);
-      start_job (d, FALSE, NULL);
+      start_job (d, FALSE, "measured while writing", NULL);
     }
   wrote = vsm_learn_get_bytes_written (d->learn) > before;
   if (wrote)
@@ -804,6 +925,7 @@ on_tick (gpointer data)
     d->measured_this_mount = vsm_learn_get_bandwidth (d->learn);
   vsm_dirty_info_read (d->bdi, &di);
   publish_sample (d, &di);
+  check_stall (d, &di, have_stat ? &st : NULL, now);
   update_pacing (d, &di, have_stat ? &st : NULL, now);
   if (g_get_monotonic_time () - d->last_drift_check > DRIFT_CHECK_USEC)
     check_cap_drift (d);
@@ -881,13 +1003,13 @@ still_target (gpointer data, const VsmdAuthTarget *was, GError **error)
 static void
 do_apply (GDBusMethodInvocation *inv, gpointer data)
 {
-  start_job (VSMD_DEVICE (data), FALSE, inv);
+  start_job (VSMD_DEVICE (data), FALSE, "asked over D-Bus", inv);
 }
 
 static void
 do_restore (GDBusMethodInvocation *inv, gpointer data)
 {
-  start_job (VSMD_DEVICE (data), TRUE, inv);
+  start_job (VSMD_DEVICE (data), TRUE, NULL, inv);
 }
 
 static gboolean
@@ -899,6 +1021,79 @@ on_apply (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
     return TRUE;
   auth_target (d, &t);
   vsmd_bouncer_check (d->bouncer, inv, &t, do_apply, g_object_ref (d), g_object_unref);
+  return TRUE;
+}
+
+static void
+do_apply_with (GDBusMethodInvocation *inv, gpointer data)
+{
+  VsmdDevice *d = VSMD_DEVICE (data);
+  gboolean set_class = d->class_waiting;
+
+  /* what this call asked, once authorized */
+  if (set_class && !d->applying)
+    {
+      d->class_asked = TRUE;
+      d->class_wanted = d->class_waiting_value;
+    }
+  d->class_waiting = FALSE;
+  start_job (d, FALSE, set_class ? "a class chosen over D-Bus" : "asked over D-Bus", inv);
+}
+
+/* the options of ApplyWith, checked before polkit is asked */
+static gboolean
+read_apply_options (GVariant *options, gboolean *set_class, VsmClass *klass, GError **error)
+{
+  GVariantIter it;
+  const char *key;
+  GVariant *value;
+
+  *set_class = FALSE;
+  g_variant_iter_init (&it, options);
+  while (g_variant_iter_next (&it, "{&sv}", &key, &value))
+    {
+      g_autoptr (GVariant) v = value;
+
+      if (!g_str_equal (key, "class"))
+        {
+          g_set_error (error, VSMD_ERROR, VSMD_ERROR_INVALID_ARGUMENT,
+                       "unknown option: ApplyWith takes only 'class'");
+          return FALSE;
+        }
+      if (!g_variant_is_of_type (v, G_VARIANT_TYPE_STRING) ||
+          !vsm_class_from_string (g_variant_get_string (v, NULL), klass))
+        {
+          g_set_error (error, VSMD_ERROR, VSMD_ERROR_INVALID_ARGUMENT,
+                       "class: not a class name (usb-stick, usb-stick-uas, usb-ssd, usb-hdd, "
+                       "card-reader, unknown, internal)");
+          return FALSE;
+        }
+      *set_class = TRUE;
+    }
+  return TRUE;
+}
+
+static gboolean
+on_apply_with (VsmDbusDevice *s, GDBusMethodInvocation *inv, GVariant *options, VsmdDevice *d)
+{
+  g_auto (VsmdAuthTarget) t = { 0 };
+  g_autoptr (GError) error = NULL;
+  gboolean set_class;
+  VsmClass klass = VSM_CLASS_UNKNOWN;
+
+  if (refuse_when_stopping (d, inv) || !vsmd_limits_take_call (inv))
+    return TRUE;
+  if (!vsmd_limits_check_options (options, &error) ||
+      !read_apply_options (options, &set_class, &klass, &error))
+    {
+      g_dbus_method_invocation_return_gerror (inv, error);
+      return TRUE;
+    }
+  /* the latest call's: one that polkit refuses changes nothing */
+  d->class_waiting = set_class;
+  d->class_waiting_value = klass;
+  auth_target (d, &t);
+  vsmd_bouncer_check (d->bouncer, inv, &t, do_apply_with, g_object_ref (d), g_object_unref);
   return TRUE;
 }
 
@@ -918,6 +1113,8 @@ on_restore (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
 static void
 reset_options (VsmdDevice *d, VsmUserOptions *options)
 {
+  if (d->options != NULL || options != NULL)
+    d->options_changed = TRUE;
   g_clear_pointer (&d->options, vsm_user_options_free);
   d->options = options;
   vsmd_options_store (d->bdi, options);
@@ -949,7 +1146,7 @@ do_set_options (GDBusMethodInvocation *inv, guint32 uid, const char *granted, gp
   g_free (o->mount);
   o->mount = g_steal_pointer (&key);
   reset_options (d, o);
-  start_job (d, vsmd_options_ignore_drive (d->options, d->disk_syspath), inv);
+  start_job (d, vsmd_options_ignore_drive (d->options, d->disk_syspath), "options set", inv);
 }
 
 static gboolean

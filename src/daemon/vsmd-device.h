@@ -43,6 +43,9 @@ void vsmd_device_stop (VsmdDevice *device);
 gboolean vsmd_device_export (VsmdDevice *device, GDBusConnection *connection, GError **error);
 void vsmd_device_unexport (VsmdDevice *device);
 
+/* the record was found pending (an apply that did not finish): undo it and
+ * apply this drive's plan in its place, off the main loop */
+void vsmd_device_finish_pending (VsmdDevice *device);
 /* the record changed on disk (another front end applied) */
 void vsmd_device_update_state (VsmdDevice *device, const VsmState *state);
 /* mount points from udisks (NULL: ask libmount) */

@@ -117,10 +117,7 @@ void
 vsmd_options_policy_for (VsmPolicy *p, const VsmUserOptions *o, gboolean mounted,
                          gboolean device_cap)
 {
-  gboolean by_user = o && g_strcmp0 (o->source, VSM_OPTIONS_BY_USER) == 0;
-
-  if (o != NULL && (device_cap || !by_user))
-    vsm_user_options_apply (o, p);
+  vsm_user_options_apply_for_kernel (o, p, device_cap);
   if (!device_cap && !mounted)
     p->allow_global_knobs = FALSE;
 }

@@ -63,13 +63,63 @@ has_option (const char *options, const char *name)
   return options != NULL && mnt_optstr_get_option (options, name, NULL, NULL) == 0;
 }
 
-/* What the person's -o decides over the plan: x-vfat-smart.class=CLASS,
- * flush or sync. Everything here is checked before any side effect. */
-static gboolean
-person_overrides (const char *options, VsmOverrides *o, GError **error)
+/* The class option: mount(8) hands no x-* option to a helper (libmount
+ * drops them, like X-* and comment=, before it runs mount.TYPE), so on
+ * mount(8)'s command line the class is given as vfat-smart.class=, which
+ * it passes on; x-vfat-smart.class= is read from the options when the
+ * helper is run by hand and from the mount's line in fstab. */
+#define CLASS_OPTION "vfat-smart.class"
+#define CLASS_OPTION_X "x-vfat-smart.class"
+
+/* the class in an option string, either form; NULL when none */
+static char *
+class_in (const char *options)
 {
   char *value = NULL;
   size_t len = 0;
+
+  if (options == NULL)
+    return NULL;
+  if (mnt_optstr_get_option (options, CLASS_OPTION, &value, &len) == 0 ||
+      mnt_optstr_get_option (options, CLASS_OPTION_X, &value, &len) == 0)
+    return g_strndup (value ? value : "", len);
+  return NULL;
+}
+
+/* The class on the fstab line of this mount (its target, and its source
+ * when that resolves to spec): what mount(8) did not pass on. */
+static char *
+fstab_class (const char *spec, const char *target)
+{
+  struct libmnt_table *tb = mnt_new_table ();
+  struct libmnt_cache *cache = mnt_new_cache ();
+  struct libmnt_fs *fs = NULL;
+  char *klass = NULL;
+
+  if (tb == NULL || cache == NULL)
+    goto out;
+  mnt_table_set_cache (tb, cache);
+  if (mnt_table_parse_fstab (tb, NULL) != 0)
+    goto out;
+  fs = mnt_table_find_target (tb, target, MNT_ITER_BACKWARD);
+  if (fs != NULL &&
+      g_str_has_prefix (mnt_fs_get_fstype (fs) ? mnt_fs_get_fstype (fs) : "", "vfat-smart") &&
+      (spec == NULL || mnt_fs_match_source (fs, spec, cache)))
+    klass = class_in (mnt_fs_get_user_options (fs));
+out:
+  mnt_unref_table (tb);
+  mnt_unref_cache (cache);
+  return klass;
+}
+
+/* What the person's -o (or the mount's fstab line) decides over the plan:
+ * the class, flush or sync. Everything here is checked before any side
+ * effect. */
+static gboolean
+person_overrides (const VsmMountRequest *req, VsmOverrides *o, GError **error)
+{
+  const char *options = req->options;
+  g_autofree char *name = NULL;
 
   memset (o, 0, sizeof *o);
   for (const char *p = options; p && *p; p++)
@@ -87,26 +137,28 @@ person_overrides (const char *options, VsmOverrides *o, GError **error)
                    _ ("-o %s: cannot be read (an open quote?)"), options);
       return FALSE;
     }
-  if (options != NULL && mnt_optstr_get_option (options, "x-vfat-smart.class", &value, &len) == 0)
+  name = class_in (options);
+  if (name == NULL && req->target != NULL)
+    name = fstab_class (req->spec, req->target);
+  if (name != NULL)
     {
-      g_autofree char *name = g_strndup (value, len);
       o->set_class = TRUE;
       if (!vsm_class_from_string (name, &o->klass))
         {
           g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT,
-                       _ ("x-vfat-smart.class: unknown class '%s'"), name);
+                       _ ("vfat-smart.class: unknown class '%s'"), name);
           return FALSE;
         }
     }
   if (has_option (options, "sync"))
     {
       o->flush_mode = VSM_FLUSH_MODE_SYNC;
-      o->flush_mode_why = _ ("-o sync given: flush mode sync, no dirty cap");
+      o->flush_mode_why = N_ ("-o sync given: flush mode sync, no dirty cap");
     }
   else if (has_option (options, "flush"))
     {
       o->flush_mode = VSM_FLUSH_MODE_KERNEL_FLUSH;
-      o->flush_mode_why = _ ("-o flush given: flush mode kernel-flush, no dirty cap");
+      o->flush_mode_why = N_ ("-o flush given: flush mode kernel-flush, no dirty cap");
     }
   return TRUE;
 }
@@ -163,13 +215,27 @@ static char *
 mount_options (const VsmAssessment *a, const VsmMountRequest *req, GPtrArray *notes)
 {
   g_autofree char *user = g_strdup (req->options ? req->options : "");
+  char *value = NULL;
+  size_t len = 0;
   char *options;
 
+  /* not for the kernel: the class goes to utab as the x- option */
+  if (mnt_optstr_get_option (user, CLASS_OPTION, &value, &len) == 0)
+    {
+      g_autofree char *klass = g_strndup (value ? value : "", len);
+      mnt_optstr_remove_option (&user, CLASS_OPTION);
+      if (mnt_optstr_get_option (user, CLASS_OPTION_X, NULL, NULL) != 0)
+        mnt_optstr_append_option (&user, CLASS_OPTION_X, klass);
+    }
   if (req->read_only)
     mnt_optstr_append_option (&user, "ro", NULL);
   if (req->read_write)
     mnt_optstr_append_option (&user, "rw", NULL);
   options = vsm_options_merge (a->plan->mount_options, user);
+  /* a class from the mount's fstab line: in utab too, as if given */
+  if (a->intent != NULL && a->intent->set_class &&
+      mnt_optstr_get_option (options, CLASS_OPTION_X, NULL, NULL) != 0)
+    mnt_optstr_append_option (&options, CLASS_OPTION_X, vsm_class_to_string (a->intent->klass));
   /* helper= sends root's umount(8) to umount.vfat-smart, uhelper= a user's */
   mnt_optstr_append_option (&options, "helper=" VSM_UHELPER, NULL);
   mnt_optstr_append_option (&options, "uhelper=" VSM_UHELPER, NULL);
@@ -241,7 +307,10 @@ note_plan (GPtrArray *notes, const VsmAssessment *a)
         vsm_class_to_string (a->classification->klass), a->classification->confidence,
         vsm_flush_mode_to_string (a->plan->flush_mode));
   for (guint i = 0; i < a->plan->reasons->len; i++)
-    note (notes, "  %s", (char *)g_ptr_array_index (a->plan->reasons, i));
+    {
+      g_autofree char *why = vsm_reason_to_display (g_ptr_array_index (a->plan->reasons, i));
+      note (notes, "  %s", why);
+    }
 }
 
 static void
@@ -269,7 +338,7 @@ vsm_mount_run (const VsmMountRequest *req, GPtrArray *notes, GError **error)
   gboolean ok;
 
   g_return_val_if_fail (req != NULL, FALSE);
-  if (!check_request (req, error) || !person_overrides (req->options, &o, error))
+  if (!check_request (req, error) || !person_overrides (req, &o, error))
     return FALSE;
   a = assess_request (req, &o, &fs_type, error);
   if (a == NULL)

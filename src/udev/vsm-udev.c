@@ -7,10 +7,15 @@
 #include "vsm-udev.h"
 
 #include "vsm-paths.h"
+#include "vsm-udisks.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static gboolean
 safe_key (const char *key)
@@ -67,13 +72,117 @@ vsm_udev_device_from_event (VsmDevice *d, const char *const *envp)
     vsm_device_is_superfloppy (d, g_environ_getenv ((char **)envp, "ID_PART_TABLE_TYPE"));
 }
 
+/* the FAT partition of the disk in udev's database: the one whose UUID
+ * names the disk (vsm-device.c: mounted, else the first), else the first */
+static GUdevDevice *
+fat_partition (GUdevClient *client, const VsmDevice *d)
+{
+  g_autoptr (GPtrArray) partitions = vsm_sysfs_disk_partitions (d->syspath);
+  GUdevDevice *first = NULL;
+
+  for (guint i = 0; i < partitions->len; i++)
+    {
+      g_autoptr (GUdevDevice) p =
+        g_udev_client_query_by_sysfs_path (client, g_ptr_array_index (partitions, i));
+
+      if (p == NULL || !vsm_fs_type_is_fat (g_udev_device_get_property (p, "ID_FS_TYPE")))
+        continue;
+      if (d->disk_fs_uuid &&
+          g_strcmp0 (g_udev_device_get_property (p, "ID_FS_UUID"), d->disk_fs_uuid) == 0)
+        {
+          g_clear_object (&first);
+          return g_steal_pointer (&p);
+        }
+      if (first == NULL)
+        first = g_steal_pointer (&p);
+    }
+  return first;
+}
+
+void
+vsm_udev_disk_fs_facts (GUdevClient *client, VsmDevice *d)
+{
+  g_autoptr (GUdevDevice) p = NULL;
+  g_autoptr (VsmState) s = NULL;
+
+  if (d->is_partition || d->fs_type != NULL || d->syspath == NULL)
+    return;
+  p = fat_partition (client, d);
+  if (p != NULL)
+    {
+      d->fs_type = g_strdup (g_udev_device_get_property (p, "ID_FS_TYPE"));
+      g_free (d->fs_label);
+      d->fs_label = g_strdup (g_udev_device_get_property (p, "ID_FS_LABEL"));
+      return;
+    }
+  /* the partitions' events may not have run yet (at the plug) or their
+   * entries hold nothing: keep what the record knows */
+  s = d->bdi ? vsm_state_load (d->bdi, NULL) : NULL;
+  if (s != NULL && vsm_fs_type_is_fat (s->fs_type))
+    d->fs_type = g_strdup (s->fs_type);
+}
+
+gboolean
+vsm_udev_class_from_event (const char *const *envp, VsmOverrides *o)
+{
+  const char *name = g_environ_getenv ((char **)envp, "VFAT_SMART_CLASS");
+  VsmClass klass;
+
+  if (name == NULL)
+    return TRUE;
+  if (!vsm_class_from_string (name, &klass))
+    return FALSE;
+  o->set_class = TRUE;
+  o->klass = klass;
+  return TRUE;
+}
+
+/* the names udisks matches a configuration section against: the node and
+ * its links */
+static GStrv
+device_names (const char *const *envp)
+{
+  const char *node = envp ? g_environ_getenv ((char **)envp, "DEVNAME") : NULL;
+  const char *links = envp ? g_environ_getenv ((char **)envp, "DEVLINKS") : NULL;
+  g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
+  g_auto (GStrv) split = links ? g_strsplit (links, " ", -1) : NULL;
+
+  if (node != NULL)
+    g_strv_builder_add (b, node);
+  for (char **l = split; l && *l; l++)
+    if (**l != '\0')
+      g_strv_builder_add (b, *l);
+  return g_strv_builder_end (b);
+}
+
+/* udisks' layers below ours, with the plan's flush mode */
+static char *
+udisks_defaults (const VsmPlan *p, const char *const *envp, const char *udisks_conf)
+{
+  g_auto (GStrv) names = device_names (envp);
+  g_autofree char *configured =
+    vsm_udisks_configured_defaults (udisks_conf, p->fs_type, (const char *const *)names);
+  char *layered = vsm_udisks_defaults_for_plan (p, configured);
+
+  /* an admin's value with characters a udev line cannot carry: the plan's
+   * own copy of udisks' built-in set, as before */
+  if (!safe_value (layered))
+    {
+      g_free (layered);
+      layered = g_strdup (p->udisks_defaults);
+    }
+  return layered;
+}
+
 GPtrArray *
-vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboolean is_fs)
+vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboolean is_fs,
+                     const char *const *envp, const char *udisks_conf)
 {
   GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
   const VsmPlan *p = a->plan;
   g_autofree char *upper = NULL;
   g_autofree char *kdef = NULL;
+  g_autofree char *layered = NULL;
 
   add (out, "VFAT_SMART_CLASS", vsm_class_to_string (p->klass));
   add (out, "VFAT_SMART_FLUSH_MODE", vsm_flush_mode_to_string (p->flush_mode));
@@ -92,7 +201,8 @@ vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboolean is_fs)
   upper = g_ascii_strup (p->fs_type, -1);
   /* only the defaults: an _ALLOW set would replace udisks' own list whole */
   kdef = g_strdup_printf ("UDISKS_MOUNT_OPTIONS_%s_DEFAULTS", upper);
-  add (out, kdef, p->udisks_defaults);
+  layered = udisks_defaults (p, envp, udisks_conf);
+  add (out, kdef, layered);
   return out;
 }
 
@@ -130,56 +240,180 @@ vsm_udev_answer_stamp (const char *const *envp)
   return g_strdup_printf ("%s%s:%s", prefix, type, uuid);
 }
 
-gboolean
-vsm_udev_note_answer (const char *const *envp, const char *bdi, gboolean answered, GError **error)
+/* The stamp directory, opened without following a link, a directory of
+ * ours writable only by us; create: make it when it is not there. -1 with
+ * error otherwise (nothing in it is touched then). */
+static int
+open_answers_dir (gboolean create, GError **error)
 {
   g_autofree char *dir = vsm_path (VSM_ROOT_STATE, VSM_UDEV_ANSWERED_DIR, NULL);
-  g_autofree char *prefix = device_prefix (envp);
-  g_autofree char *stamp = answered ? vsm_udev_answer_stamp (envp) : NULL;
-  g_autofree char *path = NULL;
-  g_autoptr (GDir) d = NULL;
-  const char *name;
+  struct stat st;
+  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-  if (prefix == NULL)
-    return TRUE;
-  d = g_dir_open (dir, 0, NULL);
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    if (g_str_has_prefix (name, prefix))
-      {
-        g_autofree char *old = g_build_filename (dir, name, NULL);
-        if (g_unlink (old) != 0 && errno != ENOENT)
-          {
-            int e = errno;
-            g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e), "%s: %s", old,
-                         g_strerror (e));
-            return FALSE;
-          }
-      }
-  if (stamp == NULL)
-    return TRUE;
-  if (g_mkdir_with_parents (dir, 0755) != 0)
+  if (fd < 0 && errno == ENOENT && create)
+    {
+      if (mkdir (dir, 0755) != 0 && errno != EEXIST)
+        {
+          int e = errno;
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e), "%s: %s", dir,
+                       g_strerror (e));
+          return -1;
+        }
+      fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    }
+  if (fd < 0)
     {
       int e = errno;
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e), "%s: %s", dir, g_strerror (e));
+      return -1;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISDIR (st.st_mode) || st.st_uid != geteuid () ||
+      (st.st_mode & 0022) != 0)
+    {
+      close (fd);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_PERM,
+                   "%s: not a directory owned by uid %u and writable only by it", dir,
+                   (guint)geteuid ());
+      return -1;
+    }
+  return fd;
+}
+
+/* Each name in the directory fd (the fd stays open and owned by the caller). */
+static GPtrArray *
+list_answers (int dfd)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  int fd = dup (dfd);
+  DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
+  struct dirent *e;
+
+  if (d == NULL)
+    {
+      if (fd >= 0)
+        close (fd);
+      return names;
+    }
+  rewinddir (d);
+  while ((e = readdir (d)) != NULL && names->len < 4096)
+    if (e->d_name[0] != '.')
+      g_ptr_array_add (names, g_strdup (e->d_name));
+  closedir (d);
+  return names;
+}
+
+/* What a stamp names: a regular file of ours, at most 64 bytes, never a
+ * FIFO, a device or a link. NULL otherwise. */
+static char *
+read_stamp (int dfd, const char *name)
+{
+  char buf[65];
+  struct stat st;
+  ssize_t n;
+  int fd = openat (dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+  if (fd < 0)
+    return NULL;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != geteuid () || st.st_size > 64)
+    {
+      close (fd);
+      return NULL;
+    }
+  n = read (fd, buf, sizeof buf - 1);
+  close (fd);
+  if (n < 0)
+    return NULL;
+  buf[n] = '\0';
+  return g_strdup (buf);
+}
+
+gboolean
+vsm_udev_note_answer (const char *const *envp, const char *bdi, gboolean answered, GError **error)
+{
+  g_autofree char *prefix = device_prefix (envp);
+  g_autofree char *stamp = answered ? vsm_udev_answer_stamp (envp) : NULL;
+  g_autofree char *tmp = NULL;
+  g_autoptr (GPtrArray) names = NULL;
+  g_autoptr (GError) local = NULL;
+  const char *content = bdi ? bdi : "";
+  gsize len = strlen (content);
+  gboolean ok;
+  int dfd, fd, e;
+
+  if (prefix == NULL)
+    return TRUE;
+  dfd = open_answers_dir (stamp != NULL, &local);
+  if (dfd < 0)
+    {
+      /* no directory and nothing to stamp: nothing to do */
+      if (stamp == NULL && g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return TRUE;
+      g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;
     }
-  path = g_build_filename (dir, stamp, NULL);
-  return g_file_set_contents_full (path, bdi ? bdi : "", -1, G_FILE_SET_CONTENTS_NONE, 0644, error);
+  names = list_answers (dfd);
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = g_ptr_array_index (names, i);
+      if (g_str_has_prefix (name, prefix) && unlinkat (dfd, name, 0) != 0 && errno != ENOENT)
+        {
+          e = errno;
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e), "%s: %s", name,
+                       g_strerror (e));
+          close (dfd);
+          return FALSE;
+        }
+    }
+  if (stamp == NULL)
+    {
+      close (dfd);
+      return TRUE;
+    }
+  /* a temporary of our own, its mode set whatever the umask, then renamed */
+  tmp = g_strdup_printf (".%s.%d", stamp, (int)getpid ());
+  (void)unlinkat (dfd, tmp, 0);
+  fd = openat (dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  ok = fd >= 0 && fchmod (fd, 0644) == 0 && write (fd, content, len) == (ssize_t)len;
+  e = errno;
+  if (fd >= 0 && close (fd) != 0 && ok)
+    {
+      ok = FALSE;
+      e = errno;
+    }
+  if (ok && renameat (dfd, tmp, dfd, stamp) != 0)
+    {
+      ok = FALSE;
+      e = errno;
+    }
+  if (!ok)
+    {
+      if (fd >= 0)
+        (void)unlinkat (dfd, tmp, 0);
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e), "%s: %s", stamp,
+                   g_strerror (e));
+      close (dfd);
+      return FALSE;
+    }
+  close (dfd);
+  return TRUE;
 }
 
 void
 vsm_udev_forget_answers (const char *bdi)
 {
-  g_autofree char *dir = vsm_path (VSM_ROOT_STATE, VSM_UDEV_ANSWERED_DIR, NULL);
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
+  g_autoptr (GPtrArray) names = NULL;
+  int dfd = open_answers_dir (FALSE, NULL);
 
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+  if (dfd < 0)
+    return;
+  names = list_answers (dfd);
+  for (guint i = 0; i < names->len; i++)
     {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-      g_autofree char *of = NULL;
+      const char *name = g_ptr_array_index (names, i);
+      g_autofree char *of = read_stamp (dfd, name);
 
-      if (g_file_get_contents (path, &of, NULL, NULL) && g_strcmp0 (of, bdi) == 0)
-        (void)g_unlink (path);
+      if (of != NULL && g_strcmp0 (of, bdi) == 0)
+        (void)unlinkat (dfd, name, 0);
     }
+  close (dfd);
 }

@@ -17,10 +17,30 @@ char *vsm_udev_env_line (const char *key, const char *value);
  * into the facts. envp: the helper's environment. */
 void vsm_udev_device_from_event (VsmDevice *device, const char *const *envp);
 
+/* A whole-disk event of a partitioned disk has no ID_FS_* of its own
+ * (any tool that opens the disk for writing and closes it causes one): the
+ * facts of the FAT or exFAT file system on it, from udev's database of its
+ * partitions (the one that names the disk: the mounted one, else the
+ * first), else what the disk's record knows. Without them such an event
+ * re-plans the disk as holding no file system and its record loses the
+ * partition's. Nothing is read from the drive. */
+void vsm_udev_disk_fs_facts (GUdevClient *client, VsmDevice *device);
+
+/* A class an earlier rule chose for the drive, as a person's choice
+ * (ENV{VFAT_SMART_CLASS}="usb-hdd" before 61-vfat-smart.rules): sets
+ * o->set_class and o->klass. FALSE when the property names no class
+ * (o is left as it was). */
+gboolean vsm_udev_class_from_event (const char *const *envp, VsmOverrides *o);
+
 /* The properties for a disk or partition event, in order. applied: the
  * knobs are in place; is_fs: the event is for the device holding the
- * filesystem (partition or superfloppy). */
-GPtrArray *vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboolean is_fs);
+ * filesystem (partition or superfloppy); udisks_conf: udisks'
+ * mount_options.conf, whose defaults for the filesystem (the device's
+ * section, named by the event's DEVNAME or DEVLINKS, else [defaults]) the
+ * plan changes only where it must (vsm-udisks.h); NULL: udisks' built-in
+ * set. */
+GPtrArray *vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboolean is_fs,
+                                const char *const *envp, const char *udisks_conf);
 
 /* The answered-for stamps. An unmount closes the device and udev's
  * inotify watch sends "change", which udisks waits for before Unmount

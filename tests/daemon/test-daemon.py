@@ -414,6 +414,62 @@ class TestDaemon(unittest.TestCase):
             self.assertIn("InvalidArgument", err, bad)
         self.assertEqual(self.prop(path, "CapBytes"), 76 * 1024 * 1024)
 
+    def record_intent(self, bdi):
+        kf = GLib.KeyFile()
+        kf.load_from_file(os.path.join(self.state, bdi.replace(":", "-") + ".state"),
+                          GLib.KeyFileFlags.NONE)
+        return {k: kf.get_string("intent", k) for k in kf.get_keys("intent")[0]}
+
+    def test_reapply_keeps_what_was_asked(self):
+        """a class chosen by hand stays when the daemon applies again: options
+        a user sends, a new Apply"""
+        node, _, bdi = self.add_fixture("usb-storage-ss-stick")
+        self.set_stats(bdi, 0, 0)
+        r = self.cli("apply", "--class", "usb-hdd", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        path = "/org/vfatsmart/VfatSmart1/devices/" + bdi.replace(":", "_")
+        self.start_daemon()
+        self.assertEqual(self.prop(path, "Class"), "usb-hdd")
+        self.polkit_allow(["org.vfatsmart.manage"])
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "Class"), "usb-hdd")
+        intent = self.record_intent(bdi)
+        self.assertEqual(intent["class"], "usb-hdd")
+        self.assertEqual(intent["source"], "cli")
+        self.assertIn("max-dirty-seconds", intent["user-options"])
+        ok, err = self.call_unprivileged(path, "Apply")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "Class"), "usb-hdd")
+        self.assertIn("max-dirty-seconds", self.record_intent(bdi)["user-options"])
+
+    def test_apply_with_class(self):
+        """ApplyWith carries the class `vfat-smart apply --class` gives"""
+        _, bdi, path = self.managed_stick()
+        self.start_daemon()
+        self.assertEqual(self.prop(path, "Class"), "usb-stick")
+        ok, err = self.call_unprivileged(path, "ApplyWith", "{'class': <'usb-hdd'>}")
+        self.assertFalse(ok)
+        self.assertIn("NotAuthorized", err)
+        self.assertEqual(self.prop(path, "Class"), "usb-stick")
+        self.polkit_allow(["org.vfatsmart.manage"])
+        for bad in ("{'class': <'floppy'>}", "{'class': <1>}", "{'bogus': <'x'>}",
+                    "{'cl\\u001b[2Jass': <'usb-hdd'>}", "{'class': <'usb-\\nhdd'>}",
+                    "{'class': <'%s'>}" % ("x" * 300)):
+            ok, err = self.call_unprivileged(path, "ApplyWith", bad)
+            self.assertFalse(ok, bad)
+            self.assertIn("InvalidArgument", err, bad)
+            self.assertNotIn("\x1b", err)
+            self.assertNotIn("xxxxxxxx", err)
+        ok, err = self.call_unprivileged(path, "ApplyWith", "{'class': <'usb-hdd'>}")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "Class"), "usb-hdd")
+        self.assertEqual(self.record_intent(bdi)["class"], "usb-hdd")
+        # kept by the next apply; no key: as Apply
+        ok, err = self.call_unprivileged(path, "ApplyWith", "@a{sv} {}")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "Class"), "usb-hdd")
+
     def test_root_apply_restore(self):
         if os.geteuid() != 0:
             self.skipTest("needs root (the root caller is always allowed)")
@@ -449,6 +505,51 @@ class TestDaemon(unittest.TestCase):
         wait_for(lambda: not self.name_has_owner(BUS_NAME), what="the name to go")
         self.start_daemon()
         self.assertEqual(self.list_devices(), [path])
+        r = self.cli("restore", "--all")
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_pending_record_finished_at_start(self):
+        """an apply killed between its knob writes: the daemon finishes the
+        transaction before it manages the drive, and Apply works"""
+        if os.geteuid() != 0:
+            self.skipTest("needs root (the root caller is always allowed)")
+        _, bdi, path = self.managed_stick()
+        rec = os.path.join(self.state, bdi.replace(":", "-") + ".state")
+        strict = os.path.join(self.root, "sys/class/bdi", bdi, "strict_limit")
+        with open(rec) as f:
+            text = f.read()
+        self.assertIn("pending=false", text)
+        with open(rec, "w") as f:
+            f.write(text.replace("pending=false", "pending=true"))
+        os.chmod(rec, 0o644)
+        # the first knob written, the second not yet
+        with open(strict, "w") as f:
+            f.write("0\n")
+
+        def settled():
+            with open(rec) as f:
+                committed = "pending=false" in f.read()
+            with open(strict) as f:
+                return committed and f.read().strip() == "1"
+
+        self.start_daemon()
+        wait_for(lambda: os.path.exists(rec) and settled(),
+                 what="the interrupted apply to be finished")
+        self.assertEqual(self.list_devices(), [path])
+        self.call(path, "Apply")
+        self.assertTrue(settled())
+        self.assertEqual(self.list_devices(), [path])
+
+        # Apply on a record found pending: finished, not NotManaged
+        self.stop_daemon()
+        with open(rec) as f:
+            text = f.read()
+        self.start_daemon()
+        self.assertEqual(self.list_devices(), [path])
+        with open(rec, "w") as f:
+            f.write(text.replace("pending=false", "pending=true"))
+        self.call(path, "Apply")
+        self.assertTrue(settled())
         r = self.cli("restore", "--all")
         self.assertEqual(r.returncode, 0, r.stderr)
 
@@ -512,6 +613,57 @@ class TestDaemon(unittest.TestCase):
         n = len(self.signals)
         self.pump(4)
         self.assertEqual(len(self.signals), n, "PropertiesChanged after the data was written")
+
+    def test_writeback_stall_fallback(self):
+        """A writer throttled at the device's threshold with nothing in writeback and no
+        sector written (Linux 7.0's "remove laptop_mode" without its fix): strict_limit is
+        dropped through the recorded apply, max_bytes stays, status says so, restore
+        puts the original back."""
+        node, bdi, path = self.managed_stick()
+        _, disk_sys, _ = self.fixture_nodes("usb-storage-ss-stick")
+        knob = os.path.join(self.root, "sys/class/bdi", bdi)
+
+        def read(name):
+            with open(os.path.join(knob, name)) as f:
+                return f.read().strip()
+        self.assertEqual(read("strict_limit"), "1")
+        max_bytes = read("max_bytes")
+        self.write_stat(disk_sys, 5000, 100)
+        self.start_daemon()
+        # healthy first: throttled, but the flusher writes all the time
+        sectors = 5000
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 6:
+            sectors += 20000
+            self.write_stat(disk_sys, sectors, 100)
+            self.set_stats(bdi, 36000, 4000)
+            self.pump(0.5)
+        self.assertEqual(read("strict_limit"), "1")
+        # stalled: dirty at the threshold (38912 kB), nothing in writeback, nothing written
+        self.set_stats(bdi, 38000, 0)
+        wait_for(lambda: read("strict_limit") == "0", timeout=40, what="strict_limit dropped")
+        self.assertEqual(read("max_bytes"), max_bytes)
+
+        def status():
+            r = self.cli("status", "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return json.loads(r.stdout)["devices"][0]
+        wait_for(lambda: status()["strict_limit_dropped"], timeout=10, what="the record")
+        dev = status()
+        self.assertTrue(dev["strict_limit_dropped"])
+        self.assertEqual(dev["knobs"]["strict_limit"]["applied"], 0)
+        self.assertTrue(any("strict_limit dropped" in x for x in dev["reasons"]), dev["reasons"])
+        r = self.cli("status")
+        self.assertIn("strict_limit dropped by vfat-smartd", r.stdout)
+        # another front end applies the plan again: the daemon drops it again
+        self.set_stats(bdi, 0, 0)
+        r = self.cli("apply", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        wait_for(lambda: read("strict_limit") == "0", timeout=10, what="strict_limit dropped again")
+        self.stop_daemon()
+        r = self.cli("restore", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(read("strict_limit"), "0")  # the fixture's original
 
     def test_watch_and_status(self):
         node, _, _ = self.managed_stick()
@@ -998,10 +1150,20 @@ class TestDaemon(unittest.TestCase):
             [sys.executable, "-m", "dbusmock", "--template", "notification_daemon"],
             stdout=subprocess.DEVNULL, env=env)
         self.addCleanup(lambda: (notifyd.terminate(), notifyd.wait()))
-        self.session = Gio.DBusConnection.new_for_address_sync(
-            self.session_address,
-            Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
-            | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        # the socket exists from bind(), before dbus-daemon listens on it
+        conn = []
+
+        def connected():
+            try:
+                conn.append(Gio.DBusConnection.new_for_address_sync(
+                    self.session_address,
+                    Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
+                    | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None))
+            except GLib.Error:
+                return False
+            return True
+        wait_for(connected, what="the session bus to listen")
+        self.session = conn[0]
         self.addCleanup(lambda: self.session.close_sync(None))
 
         def has_notifyd():

@@ -16,6 +16,8 @@
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <umockdev.h>
 
@@ -135,6 +137,9 @@ fixture_setup (Fixture *fx, gconstpointer data)
   fx->client = g_udev_client_new (NULL);
   fx->state_dir = g_dir_make_tmp ("vsm-dev-XXXXXX", NULL);
   vsm_paths_set_root (VSM_ROOT_STATE, fx->state_dir);
+  /* the testbed's /sys, named as a root of the test's own: the knobs there
+   * need no root (the package build runs this suite as a user) */
+  vsm_paths_set_root (VSM_ROOT_SYSFS, "/sys");
   fx->node = find_node (c, c->kind, c->index);
   g_assert_nonnull (fx->node);
   fx->bdi_syspath = find_node (c, "bdi", c->index);
@@ -153,6 +158,7 @@ fixture_teardown (Fixture *fx, gconstpointer data)
     }
   g_rmdir (fx->state_dir);
   vsm_paths_set_root (VSM_ROOT_STATE, NULL);
+  vsm_paths_set_root (VSM_ROOT_SYSFS, NULL);
   g_free (fx->state_dir);
   g_free (fx->node);
   g_free (fx->bdi_syspath);
@@ -395,7 +401,7 @@ test_udev_properties (Fixture *fx, gconstpointer data)
   const char *def;
 
   g_assert_no_error (error);
-  props = vsm_udev_properties (a, TRUE, TRUE);
+  props = vsm_udev_properties (a, TRUE, TRUE, NULL, NULL);
   g_assert_cmpstr (find_prop (props, "VFAT_SMART_CLASS"), ==, c->klass);
   g_assert_cmpstr (find_prop (props, "VFAT_SMART_FLUSH_MODE"), ==,
                    vsm_flush_mode_to_string (a->plan->flush_mode));
@@ -428,8 +434,39 @@ test_udev_properties (Fixture *fx, gconstpointer data)
     g_assert_cmpint (g_str_has_suffix (def, ",flush"), ==, g_str_equal (c->kernel, "6.1"));
 
   /* a cap that could not be applied never turns into "no flush" */
-  not_applied = vsm_udev_properties (a, FALSE, TRUE);
+  not_applied = vsm_udev_properties (a, FALSE, TRUE, NULL, NULL);
   g_assert_null (find_prop (not_applied, kdef));
+
+  /* an admin's udisks defaults survive: only what the plan needs changes */
+  {
+    g_autofree char *dir = g_dir_make_tmp ("vsm-udisks-XXXXXX", NULL);
+    g_autofree char *conf = g_build_filename (dir, "mount_options.conf", NULL);
+    g_autofree char *text = g_strdup_printf (
+      "[defaults]\n"
+      "vfat_defaults=uid=$UID,gid=$GID,shortname=lower,utf8=1,flush,iocharset=iso8859-1\n"
+      "exfat_defaults=uid=$UID,gid=$GID,iocharset=utf8,umask=0077\n"
+      "[/dev/disk/by-label/OTHER]\nvfat_defaults=codepage=437\n"
+      "[/dev/disk/by-uuid/ADMIN-1]\nexfat_defaults=uid=$UID,gid=$GID,dmask=0027,flush\n");
+    const char *envp[] = { "DEVNAME=/dev/nothing",
+                           "DEVLINKS=/dev/disk/by-id/x /dev/disk/by-uuid/ADMIN-1", NULL };
+    g_autoptr (GPtrArray) admin = NULL;
+    const char *got;
+    gboolean flush = g_str_equal (c->fs_type, "vfat") && g_str_equal (c->kernel, "6.1");
+
+    g_assert_true (g_file_set_contents (conf, text, -1, NULL));
+    admin = vsm_udev_properties (a, TRUE, TRUE, envp, conf);
+    got = find_prop (admin, kdef);
+    g_assert_nonnull (got);
+    if (g_str_equal (c->fs_type, "vfat"))
+      g_assert_cmpstr (got, ==,
+                       flush ? "uid=$UID,gid=$GID,shortname=lower,utf8=1,flush,iocharset=iso8859-1"
+                             : "uid=$UID,gid=$GID,shortname=lower,utf8=1,iocharset=iso8859-1");
+    else
+      /* the device's own section (by one of its links) over [defaults] */
+      g_assert_cmpstr (got, ==, "uid=$UID,gid=$GID,dmask=0027");
+    g_assert_cmpint (g_unlink (conf), ==, 0);
+    g_assert_cmpint (g_rmdir (dir), ==, 0);
+  }
 }
 
 /* a hostile event: label, UUID and type from the drive never reach a line */
@@ -452,7 +489,7 @@ test_udev_hostile_event (Fixture *fx, gconstpointer data)
   vsm_udev_device_from_event (d, envp);
   g_assert_cmpstr (d->fs_label, ==, "x\nUDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS=exec,suid");
   a = vsm_assess_device (g_steal_pointer (&d), policy_default (), NULL);
-  props = vsm_udev_properties (a, TRUE, TRUE);
+  props = vsm_udev_properties (a, TRUE, TRUE, NULL, NULL);
   for (guint i = 0; i < props->len; i++)
     {
       const char *line = g_ptr_array_index (props, i);
@@ -468,10 +505,76 @@ test_udev_hostile_event (Fixture *fx, gconstpointer data)
   g_clear_pointer (&a, vsm_assessment_free);
   g_clear_pointer (&props, g_ptr_array_unref);
   a = vsm_assess_device (g_steal_pointer (&d), policy_default (), NULL);
-  props = vsm_udev_properties (a, TRUE, TRUE);
+  props = vsm_udev_properties (a, TRUE, TRUE, NULL, NULL);
   for (guint i = 0; i < props->len; i++)
     g_assert_false (g_str_has_prefix (g_ptr_array_index (props, i), "UDISKS_"));
 }
+
+/* A change event of the whole disk (any tool that opens the disk for
+ * writing and closes it causes one) after the partition's: the disk has no
+ * ID_FS_* of its own, and its run must not erase the file system from the
+ * record (status showed "none", and on 6.1 kernel-flush for exFAT). */
+static VsmState *
+disk_event (Fixture *fx)
+{
+  g_autoptr (GUdevDevice) disk = g_udev_client_query_by_device_file (fx->client, fx->node);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmAssessment) a = NULL;
+  VsmState *s = NULL;
+  const char *envp[] = { "ACTION=change", "DEVTYPE=disk", "ID_PART_TABLE_TYPE=dos", NULL };
+  VsmDevice *d;
+
+  g_assert_nonnull (disk);
+  d = vsm_device_new_from_udev (fx->client, disk, NULL, &error);
+  g_assert_no_error (error);
+  vsm_udev_device_from_event (d, envp);
+  vsm_udev_disk_fs_facts (fx->client, d);
+  a = vsm_assess_device (d, policy_default (), NULL);
+  g_assert_true (vsm_assessment_apply (a, &test_options, NULL, NULL, &s, &error));
+  g_assert_no_error (error);
+  return s;
+}
+
+static void
+test_udev_disk_event_keeps_fs (Fixture *fx, gconstpointer data)
+{
+  const FixtureCase *c = data;
+  g_autofree char *part = find_node (c, "partition", 0);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmAssessment) a = vsm_assess (fx->client, part, policy_default (), NULL, &error);
+  g_autoptr (VsmState) first = NULL, after = NULL, from_record = NULL;
+  g_autoptr (GUdevDevice) p = NULL;
+  gboolean new_kernel = g_str_equal (c->kernel, "6.12");
+
+  g_assert_no_error (error);
+  g_assert_true (vsm_assessment_apply (a, &test_options, NULL, NULL, &first, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (first->fs_type, ==, c->fs_type);
+
+  after = disk_event (fx);
+  g_assert_cmpstr (after->fs_type, ==, c->fs_type);
+  g_assert_cmpstr (after->flush_mode, ==, first->flush_mode);
+  /* 6.1: exFAT has no flush option, nothing is capped: never kernel-flush */
+  if (!new_kernel && g_str_equal (c->fs_type, "exfat"))
+    g_assert_cmpstr (after->flush_mode, ==, "off");
+
+  /* the partitions' entries hold nothing (their events did not run yet):
+   * the record's facts stay */
+  p = g_udev_client_query_by_device_file (fx->client, part);
+  umockdev_testbed_set_property (fx->bed, g_udev_device_get_sysfs_path (p), "ID_FS_TYPE", "");
+  from_record = disk_event (fx);
+  g_assert_cmpstr (from_record->fs_type, ==, c->fs_type);
+  g_assert_cmpstr (from_record->flush_mode, ==, first->flush_mode);
+}
+
+static const FixtureCase disk_event_cases[] = {
+  { "6.1", "uas-hdd", "disk", 0, "uas", "usb-hdd", 5000, FALSE, TRUE, FALSE, "exfat", "UASHDD", 512,
+    "UASHDD1" },
+  { "6.12", "uas-hdd", "disk", 0, "uas", "usb-hdd", 5000, FALSE, TRUE, FALSE, "exfat", "UASHDD",
+    512, "UASHDD1" },
+  { "6.12", "usb-storage-ss-stick", "disk", 0, "usb-storage", "usb-stick", 5000, TRUE, TRUE, FALSE,
+    "vfat", "STICKSS", 1024, "STICKSS1" },
+};
 
 static void
 test_udev_env_line (void)
@@ -720,6 +823,101 @@ test_udev_note_answer (void)
   }
 }
 
+/* A FIFO, a link to an endless device or a huge file among the stamps
+ * hangs nothing and reads nothing unbounded (run in a child with a time
+ * and memory limit: the old code hung or read until memory ran out). */
+static void
+test_udev_hostile_answers_child (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("vsm-answer-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (root, VSM_UDEV_ANSWERED_DIR, NULL);
+  g_autofree char *fifo = g_build_filename (dir, "8:17:vfat:FIFO-0001", NULL);
+  g_autofree char *zero = g_build_filename (dir, "8:17:vfat:ZERO-0001", NULL);
+  g_autofree char *mine = g_build_filename (dir, "8:33:vfat:CCCC-0003", NULL);
+  struct rlimit lim = { 512 * 1024 * 1024, 512 * 1024 * 1024 };
+
+  g_assert_cmpint (setrlimit (RLIMIT_AS, &lim), ==, 0);
+  g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+  g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
+  g_assert_cmpint (symlink ("/dev/zero", zero), ==, 0);
+  g_assert_true (g_file_set_contents (mine, "8:32", -1, NULL));
+  vsm_paths_set_root (VSM_ROOT_STATE, root);
+  vsm_udev_forget_answers ("8:32");
+  g_assert_false (g_file_test (mine, G_FILE_TEST_EXISTS));
+  vsm_paths_set_root (VSM_ROOT_STATE, NULL);
+  {
+    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", root);
+    g_assert_cmpint (system (cmd), ==, 0);
+  }
+}
+
+static void
+test_udev_hostile_answers (void)
+{
+  g_test_trap_subprocess ("/udev/hostile-answers/subprocess/child", 10 * G_USEC_PER_SEC,
+                          G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+/* The stamp directory replaced by a link to another directory, or owned by
+ * someone else: nothing there is deleted and no stamp is made there. */
+static void
+test_udev_answers_foreign_dir (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("vsm-answer-XXXXXX", NULL);
+  g_autofree char *elsewhere = g_build_filename (root, "elsewhere", NULL);
+  g_autofree char *dir = g_build_filename (root, VSM_UDEV_ANSWERED_DIR, NULL);
+  g_autofree char *victim = g_build_filename (elsewhere, "8:17:vfat:AAAA-0001", NULL);
+  g_autofree char *made = g_build_filename (elsewhere, "8:17:vfat:BBBB-0002", NULL);
+  const char *const two[] = { "MAJOR=8", "MINOR=17", "ID_FS_TYPE=vfat", "ID_FS_UUID=BBBB-0002",
+                              NULL };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir (elsewhere, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (victim, "8:16", -1, NULL));
+  g_assert_cmpint (symlink (elsewhere, dir), ==, 0);
+  vsm_paths_set_root (VSM_ROOT_STATE, root);
+
+  g_assert_false (vsm_udev_note_answer (two, "8:16", TRUE, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  vsm_udev_forget_answers ("8:16");
+  g_assert_true (g_file_test (victim, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
+
+  /* a real directory, but another user's or writable by others */
+  g_assert_cmpint (unlink (dir), ==, 0);
+  g_assert_cmpint (g_mkdir (dir, 0777), ==, 0);
+  g_assert_cmpint (chmod (dir, 0777), ==, 0);
+  g_free (victim);
+  victim = g_build_filename (dir, "8:17:vfat:AAAA-0001", NULL);
+  g_assert_true (g_file_set_contents (victim, "8:16", -1, NULL));
+  g_assert_false (vsm_udev_note_answer (two, "8:16", TRUE, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  vsm_udev_forget_answers ("8:16");
+  g_assert_true (g_file_test (victim, G_FILE_TEST_EXISTS));
+  g_free (made);
+  made = g_build_filename (dir, "8:17:vfat:BBBB-0002", NULL);
+  g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
+  if (geteuid () == 0)
+    {
+      g_assert_cmpint (chmod (dir, 0755), ==, 0);
+      g_assert_cmpint (chown (dir, 65534, 65534), ==, 0);
+      g_assert_false (vsm_udev_note_answer (two, "8:16", TRUE, &error));
+      g_clear_error (&error);
+      vsm_udev_forget_answers ("8:16");
+      g_assert_true (g_file_test (victim, G_FILE_TEST_EXISTS));
+      g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
+    }
+
+  vsm_paths_set_root (VSM_ROOT_STATE, NULL);
+  {
+    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", root);
+    g_assert_cmpint (system (cmd), ==, 0);
+  }
+}
+
 /* VSM_TEST_SHARD=K/N (meson runs the shards side by side; under valgrind this
  * test is most of the suite's time): the fixture cases with index % N == K,
  * the other tests in shard 0. Unset: everything. */
@@ -764,8 +962,19 @@ main (int argc, char **argv)
       g_test_add_func ("/udev/env-line", test_udev_env_line);
       g_test_add_func ("/udev/answer-stamp", test_udev_answer_stamp);
       g_test_add_func ("/udev/note-answer", test_udev_note_answer);
+      g_test_add_func ("/udev/hostile-answers", test_udev_hostile_answers);
+      g_test_add_func ("/udev/hostile-answers/subprocess/child", test_udev_hostile_answers_child);
+      g_test_add_func ("/udev/answers-foreign-dir", test_udev_answers_foreign_dir);
       g_test_add_func ("/device/identity-without-serial", test_identity_without_serial);
       g_test_add_func ("/device/sysfs-scan", test_sysfs_scan);
+      for (gsize i = 0; i < G_N_ELEMENTS (disk_event_cases); i++)
+        {
+          const FixtureCase *c = &disk_event_cases[i];
+          g_autofree char *path =
+            g_strdup_printf ("/udev/%s/%s/disk-event-keeps-fs", c->kernel, c->fixture);
+          g_test_add (path, Fixture, c, fixture_setup, test_udev_disk_event_keeps_fs,
+                      fixture_teardown);
+        }
     }
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {

@@ -461,6 +461,50 @@ test_read_trouble_is_not_distrust (Tree *t, gconstpointer data)
   g_clear_error (&error);
 }
 
+/* Every file vfat-smart writes gets its mode (0644) whatever the umask and
+ * whatever mode a hostile file there had: the next load must not refuse it,
+ * and a user's `vfat-smart status` must be able to read it. */
+static void
+test_written_mode_is_explicit (Tree *t, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *history = g_build_filename (t->root, "lib", "drives.history", NULL);
+  g_autofree char *options = g_build_filename (t->root, "run", "8-16.options", NULL);
+  VsmDriveMount m = { .at_usec = 1,
+                      .bandwidth = 18200000,
+                      .cap_bytes = 34 << 20,
+                      .bytes_written = 1 << 27,
+                      .seconds_to_safe = 2.5 };
+  g_autoptr (VsmDriveHistory) h = NULL;
+  struct stat st;
+  mode_t old = umask (0077);
+
+  g_assert_true (vsm_drive_history_record ("uuid:0001", &m, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_lstat (history, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 07777, ==, 0644);
+  g_assert_true (vsm_state_write_file ("8-16.options", "x\n", 2, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_lstat (options, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 07777, ==, 0644);
+
+  /* a hostile mode on the file before: replaced by ours */
+  umask (0);
+  g_assert_cmpint (g_chmod (history, 0666), ==, 0);
+  g_assert_cmpint (g_chmod (options, 0666), ==, 0);
+  g_assert_true (vsm_drive_history_record ("uuid:0002", &m, &error));
+  g_assert_true (vsm_state_write_file ("8-16.options", "y\n", 2, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_lstat (history, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 07777, ==, 0644);
+  g_assert_cmpint (g_lstat (options, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 07777, ==, 0644);
+  umask (old);
+  h = vsm_drive_history_load ("uuid:0002", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (h);
+}
+
 /* a file far over the bound (another program, a disk error) is read only
  * up to it, never whole, and the next record writes it bounded again */
 static void
@@ -561,6 +605,8 @@ main (int argc, char **argv)
               test_read_trouble_is_not_distrust, tree_teardown);
   g_test_add ("/drive-history/record-forget", Tree, NULL, tree_setup, test_record_and_forget,
               tree_teardown);
+  g_test_add ("/drive-history/written-mode-is-explicit", Tree, NULL, tree_setup,
+              test_written_mode_is_explicit, tree_teardown);
   g_test_add ("/drive-history/plan-starts-learned", Tree, NULL, tree_setup,
               test_plan_starts_learned, tree_teardown);
   return g_test_run ();

@@ -240,7 +240,7 @@ sample_state (void)
   s->flush_mode = g_strdup ("dirty-cap");
   s->cap_bytes = 39845888;
   s->applied_at = 1700000000000000;
-  g_ptr_array_add (s->reasons, g_strdup ("a; reason with\nnewline and ; semicolons"));
+  g_ptr_array_add (s->reasons, vsm_reason_new_literal ("a; reason with\nnewline and ; semicolons"));
   r->name = g_strdup ("max_bytes");
   r->path = g_strdup ("/sys/class/bdi/8:16/max_bytes");
   r->original = g_strdup ("4804816896");
@@ -268,7 +268,7 @@ test_state_roundtrip (void)
   g_assert_cmpstr (back->bdi, ==, "8:16");
   g_assert_cmpuint (back->cap_bytes, ==, 39845888);
   g_assert_cmpint (back->applied_at, ==, 1700000000000000);
-  g_assert_cmpstr (g_ptr_array_index (back->reasons, 0), ==,
+  g_assert_cmpstr (((VsmReason *)g_ptr_array_index (back->reasons, 0))->text, ==,
                    "a; reason with\nnewline and ; semicolons");
   g_assert_cmpuint (back->knobs->len, ==, 1);
   r = g_ptr_array_index (back->knobs, 0);
@@ -458,6 +458,65 @@ test_state_knob_paths (void)
     }
 }
 
+/* A record is obeyed only for the knobs vfat-smart writes (a cap's): one
+ * naming another knob it knows of (min_bytes, the writeback timers) would
+ * have restore write it. */
+static void
+test_state_knob_names (void)
+{
+  static const struct
+  {
+    const char *name, *restore_name, *restore_value;
+    gboolean ok;
+  } disk[] = {
+    { "max_bytes", "max_ratio_fine", "1000000", TRUE },
+    { "strict_limit", "strict_limit", "0", TRUE },
+    { "min_bytes", "min_ratio_fine", "0", FALSE },
+    { "min_bytes", "min_bytes", "0", FALSE },
+    { "max_ratio", "max_ratio", "100", FALSE },
+  };
+  static const struct
+  {
+    const char *name, *restore_name;
+    gboolean ok;
+  } global[] = {
+    { "vm.dirty_bytes", "vm.dirty_ratio", TRUE },
+    { "vm.dirty_background_bytes", "vm.dirty_background_ratio", TRUE },
+    { "vm.dirty_writeback_centisecs", "vm.dirty_writeback_centisecs", FALSE },
+    { "vm.dirty_expire_centisecs", "vm.dirty_expire_centisecs", FALSE },
+    { "vm.dirty_ratio", "vm.dirty_ratio", FALSE },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (disk); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "[disk]\nbdi=7:0\nknobs=%s;\n[knob %s]\npath=/sys/class/bdi/7:0/%s\noriginal=1\n"
+        "restore-path=/sys/class/bdi/7:0/%s\nrestore-value=%s\n",
+        disk[i].name, disk[i].name, disk[i].name, disk[i].restore_name, disk[i].restore_value);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (VsmState) st = vsm_state_from_data (text, strlen (text), &error);
+
+      g_test_message ("disk knob %s", disk[i].name);
+      g_assert_cmpint (st != NULL, ==, disk[i].ok);
+      if (!disk[i].ok)
+        g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (global); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "[global]\nowners=7:0;\nknobs=%s;\n[knob %s]\npath=/proc/sys/vm/%s\noriginal=1\n"
+        "restore-path=/proc/sys/vm/%s\nrestore-value=1\n",
+        global[i].name, global[i].name, global[i].name + 3, global[i].restore_name + 3);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (VsmGlobalState) g = vsm_global_state_from_data (text, strlen (text), &error);
+
+      g_test_message ("global knob %s", global[i].name);
+      g_assert_cmpint (g != NULL, ==, global[i].ok);
+      if (!global[i].ok)
+        g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+    }
+}
+
 static void
 test_history (void)
 {
@@ -498,6 +557,57 @@ test_history (void)
   list = vsm_history_unmounts ("8:16", 5);
   g_assert_cmpuint (list->len, ==, 1);
   g_unlink (log);
+  g_rmdir (dir);
+  vsm_paths_set_root (VSM_ROOT_STATE, NULL);
+}
+
+/* The unmount log hard-linked to another file, writable by others, or
+ * another user's: nothing is appended (to the other file above all). */
+static void
+test_history_hostile_log (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("vsm-history-XXXXXX", NULL);
+  g_autofree char *log = g_build_filename (dir, "unmounts.log", NULL);
+  g_autofree char *other = g_build_filename (dir, "other", NULL);
+  g_autofree char *text = NULL;
+  VsmUnmountRecord r = { "8:16", "/media/x", 1700000000000000, 1.5, 4096, TRUE };
+  g_autoptr (GError) error = NULL;
+
+  vsm_paths_set_root (VSM_ROOT_STATE, dir);
+  g_assert_true (g_file_set_contents (other, "precious\n", -1, NULL));
+  g_assert_cmpint (chmod (other, 0644), ==, 0);
+  g_assert_cmpint (link (other, log), ==, 0);
+  g_assert_false (vsm_history_append_unmount (&r, &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+  g_clear_error (&error);
+  g_assert_true (g_file_get_contents (other, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "precious\n");
+  g_clear_pointer (&text, g_free);
+  g_assert_cmpint (g_unlink (log), ==, 0);
+
+  /* writable by others */
+  g_assert_true (g_file_set_contents (log, "", -1, NULL));
+  g_assert_cmpint (chmod (log, 0666), ==, 0);
+  g_assert_false (vsm_history_append_unmount (&r, &error));
+  g_clear_error (&error);
+  g_assert_true (g_file_get_contents (log, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "");
+  g_clear_pointer (&text, g_free);
+  g_assert_cmpint (g_unlink (log), ==, 0);
+
+  /* a symlink to the other file */
+  g_assert_cmpint (symlink (other, log), ==, 0);
+  g_assert_false (vsm_history_append_unmount (&r, &error));
+  g_clear_error (&error);
+  g_assert_true (g_file_get_contents (other, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "precious\n");
+  g_assert_cmpint (g_unlink (log), ==, 0);
+
+  /* and an ordinary one is appended to, 0644 */
+  g_assert_true (vsm_history_append_unmount (&r, &error));
+  g_assert_no_error (error);
+  g_unlink (log);
+  g_unlink (other);
   g_rmdir (dir);
   vsm_paths_set_root (VSM_ROOT_STATE, NULL);
 }
@@ -880,7 +990,9 @@ main (int argc, char **argv)
   g_test_add_func ("/state/files", test_state_files);
   g_test_add_func ("/state/hostile-files", test_state_hostile_files);
   g_test_add_func ("/state/knob-paths", test_state_knob_paths);
+  g_test_add_func ("/state/knob-names", test_state_knob_names);
   g_test_add_func ("/history/unmounts", test_history);
+  g_test_add_func ("/history/unmounts-hostile-log", test_history_hostile_log);
   g_test_add_func ("/mount/options-merge", test_options_merge);
   g_test_add_func ("/mount/helper-args", test_mount_args);
   g_test_add_func ("/mount/umount-helper-args", test_umount_args);
