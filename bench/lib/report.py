@@ -212,8 +212,27 @@ def cal_setup(config):
 
 
 def cal_runs(groups, kind):
-    """{(model, workload, vm, setup): [run, ...]} of the calibration groups of KIND."""
+    """{(model, workload, vm, setup): [run, ...]} of the calibration groups of KIND; for
+    "final", each key's runs come from its newest group only (a rerun replaces a fit)."""
     out = {}
+    if kind == "final":
+        newest = {}
+        for gname, meta, runs in groups:
+            if meta.get("calibration") != "final":
+                continue
+            for r in runs:
+                k = (r["device"], r["workload"], r["vm"], cal_setup(r["config"]))
+                when = (meta.get("finished") or "", gname)
+                if k not in newest or when > newest[k]:
+                    newest[k] = when
+        for gname, meta, runs in groups:
+            for r in runs:
+                if r.get("warmup") or r.get("yank") or not r.get("copy_s"):
+                    continue
+                k = (r["device"], r["workload"], r["vm"], cal_setup(r["config"]))
+                if meta.get("calibration") == "final" and newest.get(k, (None, None))[1] == gname:
+                    out.setdefault(k, []).append(dict(r, _meta=meta))
+        return out
     for gname, meta, runs in groups:
         if not meta.get("calibration") or (meta["calibration"] == "final") != (kind == "final"):
             continue
