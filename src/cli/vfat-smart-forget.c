@@ -6,7 +6,7 @@
 
 #include "vfat-smart-cli.h"
 #include "vsm-display.h"
-#include "vsm-paths.h"
+#include "vsm.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>

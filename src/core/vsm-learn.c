@@ -5,10 +5,9 @@
 #include "config.h"
 
 #include "vsm-learn.h"
+#include "vsm-plan.h"
 
 #include <math.h>
-
-#define MIB (G_GUINT64_CONSTANT (1024) * 1024)
 
 enum
 {
@@ -39,11 +38,8 @@ struct _VsmLearn
 guint64
 vsm_learn_cap_for (const VsmLearnLimits *limits, guint64 bandwidth)
 {
-  double raw = (double)bandwidth * limits->max_dirty_seconds;
-  guint64 cap = raw >= (double)G_MAXUINT64 ? G_MAXUINT64 : (guint64)raw;
-
-  cap = CLAMP (cap, limits->cap_min_bytes, limits->cap_max_bytes);
-  return cap >= MIB ? cap - cap % MIB : cap;
+  return vsm_plan_cap_for (bandwidth, limits->max_dirty_seconds, limits->cap_min_bytes,
+                           limits->cap_max_bytes);
 }
 
 guint64

@@ -172,17 +172,25 @@ build_mount_options (VsmPlan *plan)
   plan->udisks_defaults = g_strconcat ("uid=$UID,gid=$GID,", plan->mount_options, NULL);
 }
 
+guint64
+vsm_plan_cap_for (guint64 bandwidth, double max_dirty_seconds, guint64 cap_min, guint64 cap_max)
+{
+  double raw = (double)bandwidth * max_dirty_seconds;
+  guint64 cap = raw >= (double)G_MAXUINT64 ? G_MAXUINT64 : (guint64)raw;
+  const guint64 mib = 1024 * 1024;
+
+  cap = CLAMP (cap, cap_min, cap_max);
+  /* a whole number of MiB (the policy's minimum is 1 MiB) */
+  return cap >= mib ? cap - cap % mib : cap;
+}
+
 static guint64
 clamp_cap (VsmPlan *plan, const VsmPolicy *policy)
 {
-  double raw = (double)plan->bandwidth * policy->max_dirty_seconds;
-  guint64 cap = raw >= (double)G_MAXUINT64 ? G_MAXUINT64 : (guint64)raw;
+  guint64 cap = vsm_plan_cap_for (plan->bandwidth, policy->max_dirty_seconds, policy->cap_min_bytes,
+                                  policy->cap_max_bytes);
   g_autofree char *bw = NULL, *lo = NULL, *hi = NULL, *res = NULL;
   VsmReason *r;
-
-  cap = CLAMP (cap, policy->cap_min_bytes, policy->cap_max_bytes);
-  /* a whole number of MiB (the policy's minimum is 1 MiB) */
-  cap -= cap % (1024 * 1024);
 
   bw = g_strdup_printf ("%.1f MB/s", (double)plan->bandwidth / 1e6);
   lo = vsm_format_size (policy->cap_min_bytes, G_FORMAT_SIZE_IEC_UNITS);

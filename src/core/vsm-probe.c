@@ -583,60 +583,25 @@ vsm_probe_cache_store (const char *cache_dir, const VsmProbeResult *r, GError **
   return g_file_set_contents_full (path, data, len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
 }
 
-/* Releases known to carry the fix (a GRegex on uname -r). None does yet: the patch
- * is not merged anywhere. Add an entry only for a kernel checked with the probe. */
-static const struct
-{
-  const char *release_regex;
-  VsmFlushFix fix;
-} known_releases[] = {
-  { NULL, VSM_FLUSH_FIX_UNKNOWN },
-};
-
-VsmFlushFix
-vsm_flush_fix_known_release (const char *release)
-{
-  if (release == NULL)
-    return VSM_FLUSH_FIX_UNKNOWN;
-  for (gsize i = 0; i < G_N_ELEMENTS (known_releases); i++)
-    if (known_releases[i].release_regex != NULL &&
-        g_regex_match_simple (known_releases[i].release_regex, release, 0, 0))
-      return known_releases[i].fix;
-  return VSM_FLUSH_FIX_UNKNOWN;
-}
-
-gboolean
-vsm_probe_flush_fix (const char *tracefs_root, VsmFlushFix *fix_out,
-                     VsmFlushFixVariant *variant_out, GError **error)
+VsmProbeResult *
+vsm_probe_find_answer (const char *tracefs_root, const char *cache_dir, gboolean force,
+                       gboolean cached_only, char **store_note, GError **error)
 {
   g_autofree char *release = NULL, *srcversion = NULL;
-  g_autoptr (VsmProbeResult) r = NULL;
-  g_autoptr (GError) probe_error = NULL;
-  VsmFlushFix known;
+  VsmProbeResult *r = NULL;
 
   vsm_probe_current_key (&release, &srcversion);
-  r = vsm_probe_cache_load (NULL, release, srcversion);
-  if (r == NULL)
+  if (!force)
+    r = vsm_probe_cache_load (cache_dir, release, srcversion);
+  if (r == NULL && !cached_only)
     {
-      r = vsm_probe_flush_fix_run (tracefs_root, NULL, &probe_error);
-      if (r != NULL)
-        vsm_probe_cache_store (NULL, r, NULL);
+      g_autoptr (GError) store = NULL;
+      r = vsm_probe_flush_fix_run (tracefs_root, cache_dir, error);
+      if (r != NULL && !vsm_probe_cache_store (cache_dir, r, &store) && store_note != NULL)
+        *store_note = g_strdup (store->message);
     }
-  if (r != NULL)
-    {
-      *fix_out = r->fix;
-      *variant_out = r->variant;
-      return TRUE;
-    }
-  known = vsm_flush_fix_known_release (release);
-  if (known != VSM_FLUSH_FIX_UNKNOWN)
-    {
-      *fix_out = known;
-      *variant_out = VSM_FLUSH_FIX_VARIANT_UNKNOWN;
-      return TRUE;
-    }
-  *fix_out = VSM_FLUSH_FIX_UNKNOWN;
-  *variant_out = VSM_FLUSH_FIX_VARIANT_UNKNOWN;
-  g_propagate_error (error, g_steal_pointer (&probe_error));
-  return FALSE;
+  if (r == NULL && error != NULL && *error == NULL)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                 _ ("no cached probe result for this kernel and fat module"));
+  return r;
 }

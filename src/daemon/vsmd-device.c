@@ -5,21 +5,12 @@
 #include "config.h"
 
 #include "vsmd-device.h"
-#include "vsmd-error.h"
-#include "vsmd-generated.h"
+#include "vsm-dbus-contract.h"
 #include "vsmd-limits.h"
 #include "vsmd-options.h"
 #include "vsmd-pacer.h"
 
-#include "vsm-drive-history.h"
-#include "vsm-learn.h"
-#include "vsm-mount.h"
-#include "vsm-stall.h"
-#include "vsm-truth.h"
-#include "vsm-pace.h"
-#include "vsm-paths.h"
-#include "vsm-user-options.h"
-#include "vsm-util.h"
+#include "vsm.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -212,7 +203,7 @@ refuse_when_stopping (VsmdDevice *d, GDBusMethodInvocation *inv)
   if (!d->stopping)
     return FALSE;
   if (inv != NULL)
-    g_dbus_method_invocation_return_error (inv, VSMD_ERROR, VSMD_ERROR_BUSY,
+    g_dbus_method_invocation_return_error (inv, VSM_ERROR, VSM_ERROR_BUSY,
                                            "%s: vfat-smartd is shutting down", d->bdi);
   return TRUE;
 }
@@ -362,11 +353,10 @@ VsmdDevice *
 vsmd_device_new (VsmdBouncer *bouncer, const VsmState *s)
 {
   VsmdDevice *d = g_object_new (VSMD_TYPE_DEVICE, NULL);
-  g_autofree char *name = g_strdelimit (g_strdup (s->bdi), ":", '_');
 
   d->bouncer = g_object_ref (bouncer);
   d->bdi = g_strdup (s->bdi);
-  d->object_path = g_strdup_printf ("%s/%s", VSMD_DEVICES_PATH, name);
+  d->object_path = vsm_dbus_device_path (s->bdi);
   d->disk_syspath = g_strdup (s->disk_syspath);
   d->disk_name = g_strdup (s->disk_name);
   d->skeleton = vsm_dbus_device_skeleton_new ();
@@ -656,7 +646,7 @@ vsmd_device_set_mount_points (VsmdDevice *d, const char *const *mount_points)
   publish_flush_mode (d, NULL, mounts);
   set_mounted (d, mount_points[0] != NULL);
   follow_mount (d, owner, mount_points);
-  if (vsmd_options_global_due (d->device_cap, d->mounted, &d->global_for_mounted))
+  if (vsm_global_knobs_due (d->device_cap, d->mounted, &d->global_for_mounted))
     start_job (d, FALSE, d->mounted ? "mounted" : "unmounted", NULL);
 }
 
@@ -760,7 +750,7 @@ job_done (GObject *source, GAsyncResult *res, gpointer data)
   if (inv != NULL && ok)
     g_dbus_method_invocation_return_value (inv, NULL);
   else if (inv != NULL)
-    g_dbus_method_invocation_take_error (inv, vsmd_error_from_core (error));
+    g_dbus_method_invocation_take_error (inv, vsm_dbus_error_from_core (error));
   /* before record-gone: that drops the daemon's handlers */
   g_signal_emit (d, signals[SIGNAL_JOB_DONE], 0);
   if (state == NULL)
@@ -786,7 +776,7 @@ start_job (VsmdDevice *d, gboolean restore, const char *reason, GDBusMethodInvoc
   if (d->applying)
     {
       if (inv)
-        g_dbus_method_invocation_return_error (inv, VSMD_ERROR, VSMD_ERROR_BUSY,
+        g_dbus_method_invocation_return_error (inv, VSM_ERROR, VSM_ERROR_BUSY,
                                                "%s: an apply is already running", d->bdi);
       return;
     }
@@ -819,7 +809,7 @@ start_job (VsmdDevice *d, gboolean restore, const char *reason, GDBusMethodInvoc
 static void
 check_cap_drift (VsmdDevice *d)
 {
-  g_autofree char *path = vsm_path (VSM_ROOT_SYSFS, "class", "bdi", d->bdi, "max_bytes", NULL);
+  g_autofree char *path = vsm_knob_path (d->bdi, "max_bytes");
   guint64 cap = vsm_dbus_device_get_cap_bytes (d->skeleton), now = 0;
 
   d->last_drift_check = g_get_monotonic_time ();
@@ -843,20 +833,17 @@ publish_sample (VsmdDevice *d, const VsmDirtyInfo *di)
   guint64 measured = vsm_learn_get_bandwidth (d->learn);
   guint64 bw = vsm_learn_get_cap_bandwidth (d->learn);
   guint64 cap = vsm_dbus_device_get_cap_bytes (d->skeleton);
-  guint64 at_risk = di->valid ? di->dirty_bytes + di->writeback_bytes : 0;
-
-  /* the whole system's figure is an upper bound, and only while this drive
-   * can own part of it: within its cap, and not long after it last wrote */
-  if (!di->per_device)
-    at_risk = g_get_monotonic_time () - d->last_write > SYSTEM_SCOPE_USEC ? 0
-              : cap > 0                                                   ? MIN (at_risk, cap)
-                                                                          : at_risk;
+  const char *kind = NULL;
+  /* the whole system's figure counts only while this drive can own part of
+   * it: not long after it last wrote */
+  guint64 at_risk = vsm_at_risk_bytes (
+    di, cap, g_get_monotonic_time () - d->last_write <= SYSTEM_SCOPE_USEC, &kind);
 
   vsm_dbus_device_set_write_bandwidth (d->skeleton, measured);
   if (measured > 0)
     vsm_dbus_device_set_bandwidth_source (d->skeleton, N_ ("measured while writing"));
   vsm_dbus_device_set_at_risk_bytes (d->skeleton, at_risk);
-  vsm_dbus_device_set_at_risk_scope (d->skeleton, di->per_device ? "device" : "system");
+  vsm_dbus_device_set_at_risk_scope (d->skeleton, kind);
   vsm_dbus_device_set_seconds_to_safe (d->skeleton,
                                        bw > 1 ? round ((double)at_risk / (double)bw * 10) / 10 : 0);
   vsm_dbus_device_set_bytes_written (d->skeleton, vsm_learn_get_bytes_written (d->learn));
@@ -948,7 +935,7 @@ start_ticking (VsmdDevice *d, guint ms)
 static gboolean
 reaches_global (VsmdDevice *d)
 {
-  g_autofree char *cap = vsm_path (VSM_ROOT_SYSFS, "class", "bdi", d->bdi, "max_bytes", NULL);
+  g_autofree char *cap = vsm_knob_path (d->bdi, "max_bytes");
   g_autoptr (VsmPolicy) p = NULL;
 
   if (d->uses_global)
@@ -984,14 +971,14 @@ still_target (gpointer data, const VsmdAuthTarget *was, GError **error)
 
   if (d->retired)
     {
-      g_set_error (error, VSMD_ERROR, VSMD_ERROR_TARGET_CHANGED,
+      g_set_error (error, VSM_DBUS_ERROR, VSM_DBUS_ERROR_TARGET_CHANGED,
                    "%s went away while the authorization was asked", d->bdi);
       return FALSE;
     }
   auth_target (d, &now);
   if (!vsmd_auth_target_equal (was, &now))
     {
-      g_set_error (error, VSMD_ERROR, VSMD_ERROR_TARGET_CHANGED,
+      g_set_error (error, VSM_DBUS_ERROR, VSM_DBUS_ERROR_TARGET_CHANGED,
                    "%s was unmounted or mounted again while the authorization was asked "
                    "(nothing changed; call again)",
                    d->bdi);
@@ -1056,14 +1043,14 @@ read_apply_options (GVariant *options, gboolean *set_class, VsmClass *klass, GEr
 
       if (!g_str_equal (key, "class"))
         {
-          g_set_error (error, VSMD_ERROR, VSMD_ERROR_INVALID_ARGUMENT,
+          g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT,
                        "unknown option: ApplyWith takes only 'class'");
           return FALSE;
         }
       if (!g_variant_is_of_type (v, G_VARIANT_TYPE_STRING) ||
           !vsm_class_from_string (g_variant_get_string (v, NULL), klass))
         {
-          g_set_error (error, VSMD_ERROR, VSMD_ERROR_INVALID_ARGUMENT,
+          g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT,
                        "class: not a class name (usb-stick, usb-stick-uas, usb-ssd, usb-hdd, "
                        "card-reader, unknown, internal)");
           return FALSE;
@@ -1136,7 +1123,7 @@ do_set_options (GDBusMethodInvocation *inv, guint32 uid, const char *granted, gp
   /* nothing changes while an apply runs: its result would not say so */
   if (d->applying)
     {
-      g_dbus_method_invocation_return_error_literal (inv, VSMD_ERROR, VSMD_ERROR_BUSY,
+      g_dbus_method_invocation_return_error_literal (inv, VSM_ERROR, VSM_ERROR_BUSY,
                                                      "an apply is running for this drive");
       return;
     }

@@ -10,14 +10,12 @@
  */
 #pragma once
 
-#include "vsm-manager.h"
+#include "vsm.h"
 #include "vsmd-bouncer.h"
 
 #include <gio/gio.h>
 
 G_BEGIN_DECLS
-
-#define VSMD_DEVICES_PATH "/org/vfatsmart/VfatSmart1/devices"
 
 #define VSMD_TYPE_DEVICE (vsmd_device_get_type ())
 G_DECLARE_FINAL_TYPE (VsmdDevice, vsmd_device, VSMD, DEVICE, GObject)

@@ -6,9 +6,7 @@
 #include "config.h"
 
 #include "vsm-mount-helper.h"
-#include "vsm-manager.h"
-#include "vsm-mount.h"
-#include "vsm-util.h"
+#include "vsm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -401,34 +399,6 @@ record_unmount (GPtrArray *notes, const VsmUmountRequest *req, const VsmDevice *
     note (notes, "%s", error->message);
 }
 
-/* the knobs go back once no mount of the disk remains, when they were set
- * for a mount (udev's stay for the next mount) */
-static gboolean
-restore_after_unmount (GUdevClient *client, const VsmDevice *d, GPtrArray *notes, GError **error)
-{
-  g_autoptr (VsmState) state = vsm_state_load (d->bdi, NULL);
-  g_autoptr (GPtrArray) report = NULL;
-
-  if (state == NULL)
-    return TRUE;
-  if (g_strcmp0 (state->source, "mount") != 0 || vsm_disk_is_mounted (d->disk_syspath))
-    {
-      note (notes, _ ("knobs kept: %s"),
-            g_strcmp0 (state->source, "mount") != 0 ? _ ("they were not applied for a mount")
-                                                    : _ ("another mount of the disk remains"));
-      return TRUE;
-    }
-  report = g_ptr_array_new_with_free_func (g_free);
-  if (!vsm_restore (d->bdi, 0, report, error))
-    {
-      g_prefix_error (error, _ ("unmounted, but restoring the knobs failed: "));
-      return FALSE;
-    }
-  for (guint i = 0; i < report->len; i++)
-    note (notes, "%s", (char *)g_ptr_array_index (report, i));
-  return TRUE;
-}
-
 gboolean
 vsm_umount_run (const VsmUmountRequest *req, GPtrArray *notes, GError **error)
 {
@@ -467,7 +437,7 @@ vsm_umount_run (const VsmUmountRequest *req, GPtrArray *notes, GError **error)
   if (d == NULL)
     return TRUE;
   record_unmount (notes, req, d, &dirty, (double)(t1 - t0) / 1e6);
-  return restore_after_unmount (client, d, notes, error);
+  return vsm_unmounted (d, notes, error);
 }
 
 /* one short option with a value: "-o VALUE" or "-oVALUE" */

@@ -6,8 +6,7 @@
 
 #include "vsm-udev.h"
 
-#include "vsm-paths.h"
-#include "vsm-udisks.h"
+#include "vsm.h"
 
 #include <dirent.h>
 #include <errno.h>

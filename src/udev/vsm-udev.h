@@ -4,7 +4,7 @@
  */
 #pragma once
 
-#include "vsm-manager.h"
+#include "vsm.h"
 
 G_BEGIN_DECLS
 

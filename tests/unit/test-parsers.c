@@ -208,6 +208,28 @@ test_dirty_info_read_residue (void)
   g_rmdir (root);
 }
 
+/* one figure of data at risk: the drive's own with debugfs; without, the
+ * system's as an upper bound within the drive's cap, and nothing once the
+ * drive has not written lately */
+static void
+test_at_risk (void)
+{
+  VsmDirtyInfo di = {
+    .valid = TRUE, .per_device = TRUE, .dirty_bytes = 30 << 20, .writeback_bytes = 10 << 20
+  };
+  const char *kind = NULL;
+
+  g_assert_cmpuint (vsm_at_risk_bytes (&di, 16 << 20, FALSE, &kind), ==, 40 << 20);
+  g_assert_cmpstr (kind, ==, "device");
+  di.per_device = FALSE;
+  g_assert_cmpuint (vsm_at_risk_bytes (&di, 16 << 20, TRUE, &kind), ==, 16 << 20);
+  g_assert_cmpstr (kind, ==, "system");
+  g_assert_cmpuint (vsm_at_risk_bytes (&di, 0, TRUE, NULL), ==, 40 << 20);
+  g_assert_cmpuint (vsm_at_risk_bytes (&di, 16 << 20, FALSE, NULL), ==, 0);
+  di.valid = FALSE;
+  g_assert_cmpuint (vsm_at_risk_bytes (&di, 0, TRUE, NULL), ==, 0);
+}
+
 static void
 test_meminfo (void)
 {
@@ -991,6 +1013,7 @@ main (int argc, char **argv)
   g_test_add_func ("/state/hostile-files", test_state_hostile_files);
   g_test_add_func ("/state/knob-paths", test_state_knob_paths);
   g_test_add_func ("/state/knob-names", test_state_knob_names);
+  g_test_add_func ("/stats/at-risk", test_at_risk);
   g_test_add_func ("/history/unmounts", test_history);
   g_test_add_func ("/history/unmounts-hostile-log", test_history_hostile_log);
   g_test_add_func ("/mount/options-merge", test_options_merge);
