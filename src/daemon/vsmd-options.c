@@ -48,6 +48,8 @@ vsmd_options_ignore_drive (const VsmUserOptions *o, const char *disk_syspath)
   g_autoptr (VsmPolicy) p = NULL;
   const char *which = NULL;
 
+  /* it may read the disk's superblock: never on the daemon's main loop */
+  g_return_val_if_fail (!g_main_context_is_owner (g_main_context_default ()), FALSE);
   if (o == NULL || !g_hash_table_contains (o->values, "ignore-devices"))
     return FALSE;
   p = vsm_policy_load ();

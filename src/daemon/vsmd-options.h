@@ -20,7 +20,8 @@ VsmUserOptions *vsmd_options_update (const char *bdi, const VsmUserOptions *curr
                                      GDBusMethodInvocation *invocation, guint32 caller_uid,
                                      const char *granted);
 
-/* the options' ignore-devices (and the admin's) match the disk */
+/* the options' ignore-devices (and the admin's) match the disk; it may read the
+ * disk's superblock: only in a worker, never on the main loop (B4) */
 gboolean vsmd_options_ignore_drive (const VsmUserOptions *options, const char *disk_syspath);
 
 /* kept for a restart (options NULL or empty: the file goes) */
