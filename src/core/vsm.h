@@ -30,8 +30,9 @@
 /* apply, reapply, unmounted, status; facts, class, plan, records */
 #include "vsm-manager.h"
 
-/* the state directory and the one seam for every path */
+/* the state directory (its layout: vsm-rundir) and the one seam for every path */
 #include "vsm-paths.h"
+#include "vsm-rundir.h"
 
 /* the daemon's controller and the figures it publishes */
 #include "vsm-learn.h"

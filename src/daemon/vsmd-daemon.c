@@ -318,8 +318,16 @@ on_records_changed (GFileMonitor *m, GFile *file, GFile *other, GFileMonitorEven
                     VsmdDaemon *self)
 {
   g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *bdi = NULL;
+  VsmdDevice *d;
 
-  if (!g_str_has_suffix (name, ".state"))
+  /* only records: the daemon's own options, the unmount log, udev's stamps,
+   * the probe cache, the lock and temporaries are no news */
+  if (vsm_rundir_kind_of (name, &bdi) != VSM_RUN_FILE_RECORD)
+    return;
+  /* nor is a record the daemon wrote itself */
+  d = g_hash_table_lookup (self->devices, bdi);
+  if (d != NULL && vsmd_device_wrote_record (d))
     return;
   g_clear_handle_id (&self->rescan_id, g_source_remove);
   self->rescan_id = g_timeout_add (200, on_rescan_due, self);
@@ -328,13 +336,13 @@ on_records_changed (GFileMonitor *m, GFile *file, GFile *other, GFileMonitorEven
 static void
 watch_records (VsmdDaemon *self)
 {
-  g_autoptr (GFile) dir = g_file_new_for_path (vsm_root_dir (VSM_ROOT_STATE));
+  g_autoptr (GFile) dir = g_file_new_for_path (vsm_rundir ());
   g_autoptr (GError) error = NULL;
 
-  g_mkdir_with_parents (vsm_root_dir (VSM_ROOT_STATE), 0755);
+  g_mkdir_with_parents (vsm_rundir (), 0755);
   self->records = g_file_monitor_directory (dir, G_FILE_MONITOR_NONE, NULL, &error);
   if (self->records == NULL)
-    g_warning ("cannot watch %s: %s", vsm_root_dir (VSM_ROOT_STATE), error->message);
+    g_warning ("cannot watch %s: %s", vsm_rundir (), error->message);
   else
     g_signal_connect (self->records, "changed", G_CALLBACK (on_records_changed), self);
 }

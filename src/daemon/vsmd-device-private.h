@@ -84,6 +84,11 @@ struct _VsmdDevice
   char *strict_dropped;    /* why strict_limit is dropped for this drive (a serialized
                             * VsmReason); NULL: it is not */
   guint strict_drop_tries; /* applies that did not drop it */
+
+  /* the record as the daemon's last job left it (every write is a new
+   * file by rename): its event is no news (vsmd_device_wrote_record) */
+  guint64 own_record_ino;
+  gint64 own_record_mtime_ns;
 };
 
 /* vsmd-device.c: the object, its record, its jobs */

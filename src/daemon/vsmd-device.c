@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum
@@ -398,6 +399,36 @@ job_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
     g_task_return_error (task, g_steal_pointer (&error));
 }
 
+/* the record's inode (0: none) and *mtime_ns */
+static guint64
+record_identity (VsmdDevice *d, gint64 *mtime_ns)
+{
+  g_autofree char *path = vsm_rundir_path (VSM_RUN_FILE_RECORD, d->bdi);
+  struct stat st;
+
+  *mtime_ns = 0;
+  if (path == NULL || lstat (path, &st) != 0)
+    return 0;
+  *mtime_ns = (gint64)st.st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st.st_mtim.tv_nsec;
+  return (guint64)st.st_ino;
+}
+
+gboolean
+vsmd_device_wrote_record (VsmdDevice *d)
+{
+  gint64 mtime_ns = 0;
+  guint64 ino = record_identity (d, &mtime_ns);
+
+  /* a record that went is always news (a restore by another front end
+   * drops the object at once, even while a job waits for the lock) */
+  if (ino == 0)
+    return FALSE;
+  /* the job's end reads the record again: a write that raced it is seen there */
+  if (d->applying)
+    return TRUE;
+  return ino == d->own_record_ino && mtime_ns == d->own_record_mtime_ns;
+}
+
 static void
 job_done (GObject *source, GAsyncResult *res, gpointer data)
 {
@@ -408,6 +439,8 @@ job_done (GObject *source, GAsyncResult *res, gpointer data)
   gboolean ok = g_task_propagate_boolean (G_TASK (res), &error);
 
   d->applying = FALSE;
+  /* before the load: a write after it is not taken for the job's own */
+  d->own_record_ino = record_identity (d, &d->own_record_mtime_ns);
   state = vsm_state_load (d->bdi, NULL);
   if (state != NULL)
     vsmd_device_update_state (d, state);

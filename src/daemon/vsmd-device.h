@@ -44,6 +44,10 @@ void vsmd_device_unexport (VsmdDevice *device);
 /* the record was found pending (an apply that did not finish): undo it and
  * apply this drive's plan in its place, off the main loop */
 void vsmd_device_finish_pending (VsmdDevice *device);
+/* The record is there and its last change is the daemon's own (a job of
+ * this disk runs, or the record is as its last job left it): the
+ * directory watch's event for it is no news. A record that went always is. */
+gboolean vsmd_device_wrote_record (VsmdDevice *device);
 /* the record changed on disk (another front end applied) */
 void vsmd_device_update_state (VsmdDevice *device, const VsmState *state);
 /* mount points from udisks (NULL: ask libmount) */
