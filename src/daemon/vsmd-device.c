@@ -75,12 +75,6 @@ vsmd_device_get_object_path (VsmdDevice *d)
   return d->object_path;
 }
 
-gboolean
-vsmd_device_is_mounted (VsmdDevice *d)
-{
-  return d->mounted;
-}
-
 guint64
 vsmd_device_get_at_risk_bytes (VsmdDevice *d)
 {
@@ -103,12 +97,6 @@ void
 vsmd_device_set_removed (VsmdDevice *d, gboolean removed)
 {
   d->removed = removed;
-}
-
-gboolean
-vsmd_device_is_applying (VsmdDevice *d)
-{
-  return d->applying;
 }
 
 guint

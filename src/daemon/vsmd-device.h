@@ -25,12 +25,9 @@ VsmdDevice *vsmd_device_new (VsmdBouncer *bouncer, const VsmState *state);
 
 const char *vsmd_device_get_bdi (VsmdDevice *device);
 const char *vsmd_device_get_object_path (VsmdDevice *device);
-gboolean vsmd_device_is_mounted (VsmdDevice *device);
 guint64 vsmd_device_get_at_risk_bytes (VsmdDevice *device);
 /* data is at risk, or an apply is running */
 gboolean vsmd_device_is_busy (VsmdDevice *device);
-/* an apply or restore runs in a worker ("job-done" when it ended) */
-gboolean vsmd_device_is_applying (VsmdDevice *device);
 /* what of it runs in workers: the apply or restore, the history writes
  * ("job-done" when each ended) */
 guint vsmd_device_workers (VsmdDevice *device);

@@ -180,9 +180,3 @@ vsmd_limits_take_call (GDBusMethodInvocation *inv)
                                          VSMD_CALLS_PER_SECOND);
   return FALSE;
 }
-
-void
-vsmd_limits_reset (void)
-{
-  g_clear_pointer (&buckets, g_hash_table_unref);
-}

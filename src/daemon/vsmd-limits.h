@@ -34,7 +34,4 @@ gboolean vsmd_limits_check_options (GVariant *options, GError **error);
  * else inv is answered with VSM_ERROR_BUSY and the result is FALSE. */
 gboolean vsmd_limits_take_call (GDBusMethodInvocation *inv);
 
-/* tests: forget every caller's count */
-void vsmd_limits_reset (void);
-
 G_END_DECLS

@@ -106,13 +106,16 @@ GStrv
 vsmd_udisks_mount_points (VsmdUdisks *u, const char *disk_syspath)
 {
   g_autoptr (GStrvBuilder) out = NULL;
+  g_autofree char *owner = NULL;
   GDBusObjectManager *m;
   GList *objects;
 
   if (u->client == NULL)
     return NULL;
   m = udisks_client_get_object_manager (u->client);
-  if (g_dbus_object_manager_client_get_name_owner (G_DBUS_OBJECT_MANAGER_CLIENT (m)) == NULL)
+  /* a copy (transfer full) */
+  owner = g_dbus_object_manager_client_get_name_owner (G_DBUS_OBJECT_MANAGER_CLIENT (m));
+  if (owner == NULL)
     return NULL;
   out = g_strv_builder_new ();
   objects = g_dbus_object_manager_get_objects (m);

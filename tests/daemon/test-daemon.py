@@ -33,6 +33,9 @@ from gi.repository import Gio, GLib, UMockdev  # noqa: E402
 BUILD, SOURCE = sys.argv[1], sys.argv[2]
 del sys.argv[1:3]
 DAEMON = os.path.join(BUILD, "src", "daemon", "vfat-smartd")
+# e.g. "valgrind --leak-check=full --log-file=/tmp/vsmd-%p.log": the daemon
+# runs under it (leak checks of the daemon's paths)
+DAEMON_WRAPPER = os.environ.get("VSM_DAEMON_WRAPPER", "").split()
 CLI = os.path.join(BUILD, "src", "cli", "vfat-smart")
 FIXTURES = os.path.join(SOURCE, "tests", "fixtures", "6.12")
 BUS_NAME = "org.vfatsmart.VfatSmart1"
@@ -220,7 +223,8 @@ class TestDaemon(unittest.TestCase):
         return subprocess.run([CLI] + list(args), env=self.env, capture_output=True, text=True)
 
     def start_daemon(self, *args):
-        self.daemon = subprocess.Popen([DAEMON, "--idle-timeout=0"] + list(args), env=self.env)
+        self.daemon = subprocess.Popen(DAEMON_WRAPPER + [DAEMON, "--idle-timeout=0"] + list(args),
+                                       env=self.env)
         wait_for(lambda: self.name_has_owner(BUS_NAME), what="vfat-smartd on the bus")
 
     def stop_daemon(self):
