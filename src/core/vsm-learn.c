@@ -5,7 +5,6 @@
 #include "config.h"
 
 #include "vsm-learn.h"
-#include "vsm-plan.h"
 
 #include <math.h>
 
@@ -38,8 +37,13 @@ struct _VsmLearn
 guint64
 vsm_learn_cap_for (const VsmLearnLimits *limits, guint64 bandwidth)
 {
-  return vsm_plan_cap_for (bandwidth, limits->max_dirty_seconds, limits->cap_min_bytes,
-                           limits->cap_max_bytes);
+  double raw = (double)bandwidth * limits->max_dirty_seconds;
+  guint64 cap = raw >= (double)G_MAXUINT64 ? G_MAXUINT64 : (guint64)raw;
+  const guint64 mib = 1024 * 1024;
+
+  cap = CLAMP (cap, limits->cap_min_bytes, limits->cap_max_bytes);
+  /* a whole number of MiB (the policy's minimum is 1 MiB) */
+  return cap >= mib ? cap - cap % mib : cap;
 }
 
 guint64

@@ -172,23 +172,14 @@ build_mount_options (VsmPlan *plan)
   plan->udisks_defaults = g_strconcat ("uid=$UID,gid=$GID,", plan->mount_options, NULL);
 }
 
-guint64
-vsm_plan_cap_for (guint64 bandwidth, double max_dirty_seconds, guint64 cap_min, guint64 cap_max)
-{
-  double raw = (double)bandwidth * max_dirty_seconds;
-  guint64 cap = raw >= (double)G_MAXUINT64 ? G_MAXUINT64 : (guint64)raw;
-  const guint64 mib = 1024 * 1024;
-
-  cap = CLAMP (cap, cap_min, cap_max);
-  /* a whole number of MiB (the policy's minimum is 1 MiB) */
-  return cap >= mib ? cap - cap % mib : cap;
-}
-
 static guint64
 clamp_cap (VsmPlan *plan, const VsmPolicy *policy)
 {
-  guint64 cap = vsm_plan_cap_for (plan->bandwidth, policy->max_dirty_seconds, policy->cap_min_bytes,
-                                  policy->cap_max_bytes);
+  /* the one formula, the daemon's learner's too */
+  const VsmLearnLimits limits = { .max_dirty_seconds = policy->max_dirty_seconds,
+                                  .cap_min_bytes = policy->cap_min_bytes,
+                                  .cap_max_bytes = policy->cap_max_bytes };
+  guint64 cap = vsm_learn_cap_for (&limits, plan->bandwidth);
   g_autofree char *bw = NULL, *lo = NULL, *hi = NULL, *res = NULL;
   VsmReason *r;
 

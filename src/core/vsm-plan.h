@@ -61,11 +61,6 @@ VsmPlan *vsm_plan_compute (const VsmDevice *device, const VsmClassification *cla
 
 const char *vsm_plan_get_knob (const VsmPlan *plan, const char *name);
 
-/* The dirty cap: bandwidth x max_dirty_seconds within cap_min..cap_max, a
- * whole number of MiB. The one formula of the plan and the daemon's learning. */
-guint64 vsm_plan_cap_for (guint64 bandwidth, double max_dirty_seconds, guint64 cap_min,
-                          guint64 cap_max);
-
 /* udisks' built-in defaults (udisks 2.9-2.11), without uid/gid */
 #define VSM_VFAT_BASE_OPTIONS "shortname=mixed,utf8=1,showexec"
 #define VSM_EXFAT_BASE_OPTIONS "iocharset=utf8,errors=remount-ro"
