@@ -11,7 +11,6 @@
 #include "vsm-util.h"
 
 #include <glib/gi18n.h>
-#include <stdarg.h>
 
 void
 vsm_assessment_free (VsmAssessment *a)
@@ -473,19 +472,6 @@ vsm_forget_drive_history (GUdevClient *client, const char *what, char **identity
   return TRUE;
 }
 
-G_GNUC_PRINTF (2, 3)
-static void
-note (GPtrArray *notes, const char *format, ...)
-{
-  va_list args;
-
-  if (notes == NULL)
-    return;
-  va_start (args, format);
-  g_ptr_array_add (notes, g_strdup_vprintf (format, args));
-  va_end (args);
-}
-
 /* the knobs go back once no mount of the disk remains, when they were set
  * for a mount (udev's stay for the next mount) */
 gboolean
@@ -498,9 +484,9 @@ vsm_unmounted (const VsmDevice *d, GPtrArray *notes, GError **error)
     return TRUE;
   if (g_strcmp0 (state->source, "mount") != 0 || vsm_disk_is_mounted (d->disk_syspath))
     {
-      note (notes, _ ("knobs kept: %s"),
-            g_strcmp0 (state->source, "mount") != 0 ? _ ("they were not applied for a mount")
-                                                    : _ ("another mount of the disk remains"));
+      vsm_note (notes, _ ("knobs kept: %s"),
+                g_strcmp0 (state->source, "mount") != 0 ? _ ("they were not applied for a mount")
+                                                        : _ ("another mount of the disk remains"));
       return TRUE;
     }
   report = g_ptr_array_new_with_free_func (g_free);
@@ -510,7 +496,7 @@ vsm_unmounted (const VsmDevice *d, GPtrArray *notes, GError **error)
       return FALSE;
     }
   for (guint i = 0; i < report->len; i++)
-    note (notes, "%s", (char *)g_ptr_array_index (report, i));
+    vsm_note (notes, "%s", (char *)g_ptr_array_index (report, i));
   return TRUE;
 }
 
