@@ -695,6 +695,15 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("vfat-smartd:", r.stdout)
         self.assertIn("nothing measured yet", r.stdout)
+        # one figure of data at risk, with its kind; the daemon's line has none
+        self.assertEqual(len(re.findall(r"(?m)^\s*At risk:", r.stdout)), 1, r.stdout)
+        self.assertRegex(r.stdout, r"(?m)^\s*At risk:.*\((this device|the whole system)")
+        self.assertNotRegex(r.stdout, r"(?m)^\s*vfat-smartd:.*at risk")
+        r = self.cli("status", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        entry = json.loads(r.stdout)["devices"][0]
+        self.assertIn(entry["at_risk_kind"], ("device", "system"))
+        self.assertEqual(entry["at_risk_bytes"], entry["daemon"]["at_risk_bytes"])
 
     def test_watch_without_debugfs(self):
         """no per-drive estimate: watch says which figure it shows, reads it
