@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "vfat-smart-cli.h"
-#include "vsm-paths.h"
+#include "vsm.h"
 
 #include <unistd.h>
 

@@ -5,9 +5,8 @@
 #pragma once
 
 #include "vsm-json.h"
-#include "vsm-manager.h"
-#include "vsm-util.h"
-#include "vsmd-generated.h"
+#include "vsm.h"
+#include "vsm-dbus-contract.h"
 
 #include <glib/gi18n.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #include "vfat-smart-cli.h"
 #include "vsm-display.h"
 
-#include "vsm-paths.h"
+#include "vsm.h"
 
 #include <string.h>
 #include <unistd.h>

@@ -454,6 +454,7 @@ add_status_entry (JsonBuilder *b, const VsmStatusEntry *e)
   add_io (b, e);
   add_dirty (b, &e->dirty);
   member_int (b, "at_risk_bytes", (gint64)e->at_risk_bytes);
+  member_string (b, "at_risk_kind", e->at_risk_kind);
   json_builder_set_member_name (b, "seconds_to_safe");
   if (e->safe_bandwidth > 0)
     json_builder_add_double_value (b, e->seconds_to_safe);

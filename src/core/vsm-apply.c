@@ -566,12 +566,6 @@ vsm_apply_begin (const VsmDevice *d, const VsmPlan *plan, const VsmApplyOptions 
   return txn;
 }
 
-const VsmState *
-vsm_apply_get_state (const VsmApply *txn)
-{
-  return txn->next;
-}
-
 VsmState *
 vsm_apply_commit (VsmApply *txn, GError **error)
 {

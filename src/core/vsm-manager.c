@@ -337,7 +337,8 @@ compute_safety (VsmStatusEntry *e)
   else
     e->safety_note = g_strdup (_ ("as safe as udisks' default (flush)"));
 
-  e->at_risk_bytes = e->dirty.dirty_bytes + e->dirty.writeback_bytes;
+  /* without the daemon nobody knows when the drive last wrote: the bound */
+  e->at_risk_bytes = vsm_at_risk_bytes (&e->dirty, e->state->cap_bytes, TRUE, &e->at_risk_kind);
   /* the kernel's estimate decays towards nothing while the device is idle */
   if (e->dirty.per_device && e->dirty.bandwidth >= VSM_POLICY_MIN_BANDWIDTH * 10)
     {
@@ -468,5 +469,52 @@ vsm_forget_drive_history (GUdevClient *client, const char *what, char **identity
     return FALSE;
   if (identity)
     *identity = g_steal_pointer (&id);
+  return TRUE;
+}
+
+/* the knobs go back once no mount of the disk remains, when they were set
+ * for a mount (udev's stay for the next mount) */
+gboolean
+vsm_unmounted (const VsmDevice *d, GPtrArray *notes, GError **error)
+{
+  g_autoptr (VsmState) state = vsm_state_load (d->bdi, NULL);
+  g_autoptr (GPtrArray) report = NULL;
+
+  if (state == NULL)
+    return TRUE;
+  if (g_strcmp0 (state->source, "mount") != 0 || vsm_disk_is_mounted (d->disk_syspath))
+    {
+      vsm_note (notes, _ ("knobs kept: %s"),
+                g_strcmp0 (state->source, "mount") != 0 ? _ ("they were not applied for a mount")
+                                                        : _ ("another mount of the disk remains"));
+      return TRUE;
+    }
+  report = g_ptr_array_new_with_free_func (g_free);
+  if (!vsm_restore (d->bdi, 0, report, error))
+    {
+      g_prefix_error (error, _ ("unmounted, but restoring the knobs failed: "));
+      return FALSE;
+    }
+  for (guint i = 0; i < report->len; i++)
+    vsm_note (notes, "%s", (char *)g_ptr_array_index (report, i));
+  return TRUE;
+}
+
+/* Whether the vm.* knobs are to be planned again: the kernel has no
+ * per-device cap, the admin allows the global fallback, and whether a
+ * managed drive is mounted changed since *planned_for (updated). */
+gboolean
+vsm_global_knobs_due (gboolean device_cap, gboolean mounted, int *planned_for)
+{
+  g_autoptr (VsmPolicy) p = NULL;
+
+  if (device_cap || *planned_for == (int)mounted)
+    return FALSE;
+  p = vsm_policy_load ();
+  if (!p->allow_global_knobs)
+    return FALSE;
+  g_message ("vm.* knobs: a managed drive was %s: applying again",
+             mounted ? "mounted" : "unmounted");
+  *planned_for = mounted;
   return TRUE;
 }

@@ -105,7 +105,8 @@ typedef struct
   VsmIoDelta io;
   double seconds_since_apply;
   VsmDirtyInfo dirty;
-  guint64 at_risk_bytes;             /* dirty + writeback */
+  guint64 at_risk_bytes;             /* vsm_at_risk_bytes (); vfat-smartd's figure when it runs */
+  const char *at_risk_kind;          /* "device" or "system" (an upper bound) */
   guint64 safe_bandwidth;            /* bytes/s used for the estimate */
   const char *safe_bandwidth_source; /* N_ () text: untranslated (JSON), _ () to show */
   double seconds_to_safe;
@@ -133,5 +134,15 @@ VsmStatus *vsm_status_collect (GUdevClient *client, const char *bdi, GError **er
  * plugged in. *identity (may be NULL) gets the identity. */
 gboolean vsm_forget_drive_history (GUdevClient *client, const char *what, char **identity,
                                    GError **error);
+
+/* A disk was unmounted: its knobs go back once no mount of it remains,
+ * when they were applied for a mount (udev's stay for the next mount).
+ * notes (may be NULL) gets what was done, one line each. */
+gboolean vsm_unmounted (const VsmDevice *d, GPtrArray *notes, GError **error);
+
+/* Without per-device caps and with allow-global-knobs, a mount or an
+ * unmount changes whether the drive holds the vm.* knobs: TRUE when a
+ * re-apply is due (*planned_for: what the last one was for, updated). */
+gboolean vsm_global_knobs_due (gboolean device_cap, gboolean mounted, int *planned_for);
 
 G_END_DECLS

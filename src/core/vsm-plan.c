@@ -175,14 +175,13 @@ build_mount_options (VsmPlan *plan)
 static guint64
 clamp_cap (VsmPlan *plan, const VsmPolicy *policy)
 {
-  double raw = (double)plan->bandwidth * policy->max_dirty_seconds;
-  guint64 cap = raw >= (double)G_MAXUINT64 ? G_MAXUINT64 : (guint64)raw;
+  /* the one formula, the daemon's learner's too */
+  const VsmLearnLimits limits = { .max_dirty_seconds = policy->max_dirty_seconds,
+                                  .cap_min_bytes = policy->cap_min_bytes,
+                                  .cap_max_bytes = policy->cap_max_bytes };
+  guint64 cap = vsm_learn_cap_for (&limits, plan->bandwidth);
   g_autofree char *bw = NULL, *lo = NULL, *hi = NULL, *res = NULL;
   VsmReason *r;
-
-  cap = CLAMP (cap, policy->cap_min_bytes, policy->cap_max_bytes);
-  /* a whole number of MiB (the policy's minimum is 1 MiB) */
-  cap -= cap % (1024 * 1024);
 
   bw = g_strdup_printf ("%.1f MB/s", (double)plan->bandwidth / 1e6);
   lo = vsm_format_size (policy->cap_min_bytes, G_FORMAT_SIZE_IEC_UNITS);

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vsm-state.h"
+#include "vsm-rundir.h"
 #include "vsm-knobs.h"
 #include "vsm-paths.h"
 #include "vsm-util.h"
@@ -99,20 +100,19 @@ vsm_global_state_free (VsmGlobalState *g)
 static char *
 state_path (const char *name)
 {
-  return vsm_path (VSM_ROOT_STATE, name, NULL);
+  return g_build_filename (vsm_rundir (), name, NULL);
 }
 
 static char *
 bdi_file_name (const char *bdi)
 {
-  g_autofree char *base = g_strdelimit (g_strdup (bdi), ":", '-');
-  return g_strconcat (base, ".state", NULL);
+  return vsm_rundir_name (VSM_RUN_FILE_RECORD, bdi);
 }
 
 static gboolean
 ensure_dir (GError **error)
 {
-  const char *dir = vsm_root_dir (VSM_ROOT_STATE);
+  const char *dir = vsm_rundir ();
   struct stat st;
 
   if (g_mkdir_with_parents (dir, 0755) < 0)
@@ -135,29 +135,12 @@ ensure_dir (GError **error)
   return TRUE;
 }
 
-/* A temporary of an atomic write (NAME.XXXXXX, NAME a file of ours) */
-static gboolean
-is_temporary (const char *name)
-{
-  const char *dot = strrchr (name, '.');
-  g_autofree char *base = NULL;
-
-  if (dot == NULL || strlen (dot + 1) != 6)
-    return FALSE;
-  for (const char *p = dot + 1; *p; p++)
-    if (!g_ascii_isalnum (*p))
-      return FALSE;
-  base = g_strndup (name, (gsize)(dot - name));
-  return g_str_has_suffix (base, ".state") || g_str_has_suffix (base, ".options") ||
-         g_str_equal (base, "unmounts.log");
-}
-
 /* Under the lock: the temporaries of runs killed while they wrote (older
  * than any write takes) go. */
 static void
 remove_stale_temporaries (void)
 {
-  int dfd = open (vsm_root_dir (VSM_ROOT_STATE), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int dfd = open (vsm_rundir (), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   int fd = dfd >= 0 ? dup (dfd) : -1;
   DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
   gint64 now = g_get_real_time () / G_USEC_PER_SEC;
@@ -170,8 +153,9 @@ remove_stale_temporaries (void)
     {
       struct stat st;
 
-      if (!is_temporary (e->d_name) || fstatat (dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-          S_ISDIR (st.st_mode) || now - (gint64)st.st_mtime < VSM_STATE_STALE_TEMPORARY_S)
+      if (vsm_rundir_kind_of (e->d_name, NULL) != VSM_RUN_FILE_TEMPORARY ||
+          fstatat (dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISDIR (st.st_mode) ||
+          now - (gint64)st.st_mtime < VSM_STATE_STALE_TEMPORARY_S)
         continue;
       if (unlinkat (dfd, e->d_name, 0) == 0)
         g_debug ("removed %s, left by a run that did not finish", e->d_name);
@@ -191,7 +175,7 @@ vsm_state_lock (guint timeout_ms, GError **error)
 
   if (!ensure_dir (error))
     return -1;
-  path = state_path (".lock");
+  path = vsm_rundir_path (VSM_RUN_FILE_LOCK, NULL);
   fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
   if (fd < 0)
     {
@@ -658,7 +642,7 @@ vsm_state_list (GPtrArray *corrupt, GError **error)
 {
   g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_state_free);
   g_autoptr (GError) local = NULL;
-  g_autoptr (GDir) dir = g_dir_open (vsm_root_dir (VSM_ROOT_STATE), 0, &local);
+  g_autoptr (GDir) dir = g_dir_open (vsm_rundir (), 0, &local);
   const char *name;
 
   if (dir == NULL)
@@ -674,7 +658,8 @@ vsm_state_list (GPtrArray *corrupt, GError **error)
       g_autofree char *bdi = NULL;
       VsmState *s;
 
-      if (!g_str_has_suffix (name, ".state") || g_str_equal (name, "global.state"))
+      if (!g_str_has_suffix (name, ".state") ||
+          vsm_rundir_kind_of (name, NULL) == VSM_RUN_FILE_GLOBAL)
         continue;
       bdi = g_strndup (name, strlen (name) - strlen (".state"));
       g_strdelimit (bdi, "-", ':');
@@ -734,7 +719,7 @@ vsm_global_state_from_data (const char *data, gsize len, GError **error)
 VsmGlobalState *
 vsm_global_state_load (GError **error)
 {
-  g_autofree char *path = state_path ("global.state");
+  g_autofree char *path = vsm_rundir_path (VSM_RUN_FILE_GLOBAL, NULL);
   g_autofree char *data = NULL;
   g_autoptr (GError) local = NULL;
   VsmGlobalState *g;
@@ -758,17 +743,18 @@ vsm_global_state_save (const VsmGlobalState *g, GError **error)
 {
   g_autoptr (GKeyFile) kf = NULL;
   g_autofree char *data = NULL;
+  g_autofree char *name = vsm_rundir_name (VSM_RUN_FILE_GLOBAL, NULL);
   gsize len = 0;
 
   if (g->owners->len == 0)
-    return vsm_state_remove_file ("global.state", error);
+    return vsm_state_remove_file (name, error);
 
   kf = g_key_file_new ();
   g_key_file_set_string_list (kf, "global", "owners", (const char *const *)g->owners->pdata,
                               g->owners->len);
   save_knobs (kf, "global", g->knobs);
   data = g_key_file_to_data (kf, &len, NULL);
-  return write_atomic ("global.state", data, len, error);
+  return write_atomic (name, data, len, error);
 }
 
 gboolean

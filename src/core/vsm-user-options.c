@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vsm-user-options.h"
+#include "vsm-rundir.h"
 #include "vsm-knobs.h"
 #include "vsm-paths.h"
 #include "vsm-state.h"
@@ -247,8 +248,7 @@ vsm_user_options_apply_for_kernel (const VsmUserOptions *o, VsmPolicy *policy, g
 static char *
 file_name (const char *bdi)
 {
-  g_autofree char *base = g_strdelimit (g_strdup (bdi), ":", '-');
-  return g_strconcat (base, ".options", NULL);
+  return vsm_rundir_name (VSM_RUN_FILE_OPTIONS, bdi);
 }
 
 static gint
@@ -356,7 +356,7 @@ vsm_user_options_load (const char *bdi, GError **error)
   if (!vsm_bdi_is_valid (bdi))
     return bad_file (error, "bad bdi"), NULL;
   name = file_name (bdi);
-  path = vsm_path (VSM_ROOT_STATE, name, NULL);
+  path = g_build_filename (vsm_rundir (), name, NULL);
   if (!vsm_state_read_file (path, &data, &len, error))
     return NULL;
   return vsm_user_options_from_data (data, len, error);
@@ -370,7 +370,7 @@ vsm_user_options_remove (const char *bdi, GError **error)
   if (!vsm_bdi_is_valid (bdi))
     return bad_file (error, "bad bdi");
   name = file_name (bdi);
-  path = vsm_path (VSM_ROOT_STATE, name, NULL);
+  path = g_build_filename (vsm_rundir (), name, NULL);
   if (g_unlink (path) < 0 && errno != ENOENT)
     {
       int errsv = errno;

@@ -6,9 +6,7 @@
 #include "config.h"
 
 #include "vsm-mount-helper.h"
-#include "vsm-manager.h"
-#include "vsm-mount.h"
-#include "vsm-util.h"
+#include "vsm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,19 +17,6 @@
 #include <unistd.h>
 
 G_DEFINE_QUARK (vsm - mount - error - quark, vsm_mount_error)
-
-G_GNUC_PRINTF (2, 3)
-static void
-note (GPtrArray *notes, const char *format, ...)
-{
-  va_list args;
-
-  if (notes == NULL)
-    return;
-  va_start (args, format);
-  g_ptr_array_add (notes, g_strdup_vprintf (format, args));
-  va_end (args);
-}
 
 int
 vsm_mount_error_to_exit_status (const GError *error)
@@ -240,7 +225,7 @@ mount_options (const VsmAssessment *a, const VsmMountRequest *req, GPtrArray *no
   mnt_optstr_append_option (&options, "helper=" VSM_UHELPER, NULL);
   mnt_optstr_append_option (&options, "uhelper=" VSM_UHELPER, NULL);
   if (user && *user)
-    note (notes, _ ("options given win over the plan: %s"), user);
+    vsm_note (notes, _ ("options given win over the plan: %s"), user);
   return options;
 }
 
@@ -303,13 +288,13 @@ do_mount (const VsmAssessment *a, gpointer data, GError **error)
 static void
 note_plan (GPtrArray *notes, const VsmAssessment *a)
 {
-  note (notes, _ ("%s: class %s (confidence %u%%), flush mode %s"), a->device->devnode,
-        vsm_class_to_string (a->classification->klass), a->classification->confidence,
-        vsm_flush_mode_to_string (a->plan->flush_mode));
+  vsm_note (notes, _ ("%s: class %s (confidence %u%%), flush mode %s"), a->device->devnode,
+            vsm_class_to_string (a->classification->klass), a->classification->confidence,
+            vsm_flush_mode_to_string (a->plan->flush_mode));
   for (guint i = 0; i < a->plan->reasons->len; i++)
     {
       g_autofree char *why = vsm_reason_to_display (g_ptr_array_index (a->plan->reasons, i));
-      note (notes, "  %s", why);
+      vsm_note (notes, "  %s", why);
     }
 }
 
@@ -319,10 +304,11 @@ note_knobs (GPtrArray *notes, const VsmState *state)
   for (guint i = 0; state && i < state->knobs->len; i++)
     {
       VsmKnobRecord *r = g_ptr_array_index (state->knobs, i);
-      note (notes, _ ("knob %s: %s -> %s"), r->path, r->original ? r->original : "?", r->readback);
+      vsm_note (notes, _ ("knob %s: %s -> %s"), r->path, r->original ? r->original : "?",
+                r->readback);
     }
   if (state == NULL || state->knobs->len == 0)
-    note (notes, _ ("no knobs to set"));
+    vsm_note (notes, _ ("no knobs to set"));
 }
 
 gboolean
@@ -345,7 +331,8 @@ vsm_mount_run (const VsmMountRequest *req, GPtrArray *notes, GError **error)
     return FALSE;
   note_plan (notes, a);
   options = mount_options (a, req, notes);
-  note (notes, _ ("mount -t %s -o %s %s %s"), fs_type, options, a->device->devnode, req->target);
+  vsm_note (notes, _ ("mount -t %s -o %s %s %s"), fs_type, options, a->device->devnode,
+            req->target);
   cxt = mount_context (req, a->device->devnode, fs_type, options, error);
   if (cxt == NULL)
     return FALSE;
@@ -393,40 +380,12 @@ record_unmount (GPtrArray *notes, const VsmUmountRequest *req, const VsmDevice *
   g_autofree char *size = vsm_format_bytes (r.dirty_bytes);
   g_autoptr (GError) error = NULL;
 
-  note (notes, _ ("unmounted %s in %.2f s; %s%s was still dirty or in writeback"), req->target,
-        seconds, dirty->per_device ? "" : _ ("at most "), size);
+  vsm_note (notes, _ ("unmounted %s in %.2f s; %s%s was still dirty or in writeback"), req->target,
+            seconds, dirty->per_device ? "" : _ ("at most "), size);
   syslog (LOG_INFO, "unmounted %s (%s) in %.2f s, %s dirty%s", req->target, d->devnode, seconds,
           size, dirty->per_device ? "" : " (system-wide figure)");
   if (!vsm_history_append_unmount (&r, &error))
-    note (notes, "%s", error->message);
-}
-
-/* the knobs go back once no mount of the disk remains, when they were set
- * for a mount (udev's stay for the next mount) */
-static gboolean
-restore_after_unmount (GUdevClient *client, const VsmDevice *d, GPtrArray *notes, GError **error)
-{
-  g_autoptr (VsmState) state = vsm_state_load (d->bdi, NULL);
-  g_autoptr (GPtrArray) report = NULL;
-
-  if (state == NULL)
-    return TRUE;
-  if (g_strcmp0 (state->source, "mount") != 0 || vsm_disk_is_mounted (d->disk_syspath))
-    {
-      note (notes, _ ("knobs kept: %s"),
-            g_strcmp0 (state->source, "mount") != 0 ? _ ("they were not applied for a mount")
-                                                    : _ ("another mount of the disk remains"));
-      return TRUE;
-    }
-  report = g_ptr_array_new_with_free_func (g_free);
-  if (!vsm_restore (d->bdi, 0, report, error))
-    {
-      g_prefix_error (error, _ ("unmounted, but restoring the knobs failed: "));
-      return FALSE;
-    }
-  for (guint i = 0; i < report->len; i++)
-    note (notes, "%s", (char *)g_ptr_array_index (report, i));
-  return TRUE;
+    vsm_note (notes, "%s", error->message);
 }
 
 gboolean
@@ -449,8 +408,8 @@ vsm_umount_run (const VsmUmountRequest *req, GPtrArray *notes, GError **error)
   client = g_udev_client_new (NULL);
   d = vsm_device_new_from_spec (client, req->target, &local);
   if (d == NULL)
-    note (notes, _ ("cannot tell the device of %s (%s); unmounting anyway"), req->target,
-          local->message);
+    vsm_note (notes, _ ("cannot tell the device of %s (%s); unmounting anyway"), req->target,
+              local->message);
   else
     vsm_dirty_info_read (d->bdi, &dirty);
 
@@ -467,7 +426,7 @@ vsm_umount_run (const VsmUmountRequest *req, GPtrArray *notes, GError **error)
   if (d == NULL)
     return TRUE;
   record_unmount (notes, req, d, &dirty, (double)(t1 - t0) / 1e6);
-  return restore_after_unmount (client, d, notes, error);
+  return vsm_unmounted (d, notes, error);
 }
 
 /* one short option with a value: "-o VALUE" or "-oVALUE" */

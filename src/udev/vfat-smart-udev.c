@@ -12,8 +12,7 @@
 
 #include "vsm-program.h"
 #include "vsm-udev.h"
-#include "vsm-udisks.h"
-#include "vsm-util.h"
+#include "vsm.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -6,8 +6,7 @@
 
 #include "vsm-udev.h"
 
-#include "vsm-paths.h"
-#include "vsm-udisks.h"
+#include "vsm.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -246,7 +245,7 @@ vsm_udev_answer_stamp (const char *const *envp)
 static int
 open_answers_dir (gboolean create, GError **error)
 {
-  g_autofree char *dir = vsm_path (VSM_ROOT_STATE, VSM_UDEV_ANSWERED_DIR, NULL);
+  g_autofree char *dir = vsm_rundir_path (VSM_RUN_FILE_UDEV_ANSWERED, NULL);
   struct stat st;
   int fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 

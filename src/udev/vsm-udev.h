@@ -4,7 +4,7 @@
  */
 #pragma once
 
-#include "vsm-manager.h"
+#include "vsm.h"
 
 G_BEGIN_DECLS
 
@@ -47,8 +47,7 @@ GPtrArray *vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboole
  * returns; the rule skips the helper on a change when the stamp of the
  * file system the helper last answered for exists, and keeps the answer
  * from udev's database (61-vfat-smart.rules). The directory under the
- * state root: */
-#define VSM_UDEV_ANSWERED_DIR "udev-answered"
+ * state root: VSM_UDEV_ANSWERED_DIR (vsm-rundir.h). */
 
 /* The stamp's name for an event: MAJOR:MINOR:ID_FS_TYPE:ID_FS_UUID, the
  * path the rule's TEST builds. NULL when one is missing or holds anything

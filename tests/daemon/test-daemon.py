@@ -33,6 +33,9 @@ from gi.repository import Gio, GLib, UMockdev  # noqa: E402
 BUILD, SOURCE = sys.argv[1], sys.argv[2]
 del sys.argv[1:3]
 DAEMON = os.path.join(BUILD, "src", "daemon", "vfat-smartd")
+# e.g. "valgrind --leak-check=full --log-file=/tmp/vsmd-%p.log": the daemon
+# runs under it (leak checks of the daemon's paths)
+DAEMON_WRAPPER = os.environ.get("VSM_DAEMON_WRAPPER", "").split()
 CLI = os.path.join(BUILD, "src", "cli", "vfat-smart")
 FIXTURES = os.path.join(SOURCE, "tests", "fixtures", "6.12")
 BUS_NAME = "org.vfatsmart.VfatSmart1"
@@ -220,7 +223,8 @@ class TestDaemon(unittest.TestCase):
         return subprocess.run([CLI] + list(args), env=self.env, capture_output=True, text=True)
 
     def start_daemon(self, *args):
-        self.daemon = subprocess.Popen([DAEMON, "--idle-timeout=0"] + list(args), env=self.env)
+        self.daemon = subprocess.Popen(DAEMON_WRAPPER + [DAEMON, "--idle-timeout=0"] + list(args),
+                                       env=self.env)
         wait_for(lambda: self.name_has_owner(BUS_NAME), what="vfat-smartd on the bus")
 
     def stop_daemon(self):
@@ -691,6 +695,15 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("vfat-smartd:", r.stdout)
         self.assertIn("nothing measured yet", r.stdout)
+        # one figure of data at risk, with its kind; the daemon's line has none
+        self.assertEqual(len(re.findall(r"(?m)^\s*At risk:", r.stdout)), 1, r.stdout)
+        self.assertRegex(r.stdout, r"(?m)^\s*At risk:.*\((this device|the whole system)")
+        self.assertNotRegex(r.stdout, r"(?m)^\s*vfat-smartd:.*at risk")
+        r = self.cli("status", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        entry = json.loads(r.stdout)["devices"][0]
+        self.assertIn(entry["at_risk_kind"], ("device", "system"))
+        self.assertEqual(entry["at_risk_bytes"], entry["daemon"]["at_risk_bytes"])
 
     def test_watch_without_debugfs(self):
         """no per-drive estimate: watch says which figure it shows, reads it

@@ -43,10 +43,17 @@ if [ "$(id -u)" != 0 ]; then
   echo "1..0 # SKIP needs root for loop devices, BDI knobs and a mount namespace (CI runs as root)"
   exit 77
 fi
-if [ ! -f "$MO_DIR/de/LC_MESSAGES/vfat-smart.mo" ] || [ ! -d "$LOCALEDIR" ] ||
-  ! unshare -m true 2>/dev/null; then
-  echo "1..0 # SKIP no German catalogue built, no $LOCALEDIR, or no mount namespace"
+if [ ! -f "$MO_DIR/de/LC_MESSAGES/vfat-smart.mo" ] || ! unshare -m true 2>/dev/null; then
+  echo "1..0 # SKIP no German catalogue built, or no mount namespace"
   exit 77
+fi
+# a build with another prefix (/usr/local) may have no LOCALEDIR yet: make it for
+# the bind mount, and take away what was made
+made_dir=
+if [ ! -d "$LOCALEDIR" ]; then
+  made_dir=$LOCALEDIR
+  while [ ! -d "$(dirname "$made_dir")" ]; do made_dir=$(dirname "$made_dir"); done
+  mkdir -p "$LOCALEDIR"
 fi
 
 work=$(mktemp -d)
@@ -56,6 +63,7 @@ cleanup() {
   [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
   [ -n "$made_node" ] && rm -f "$made_node"
   rm -rf "$work"
+  [ -z "$made_dir" ] || rm -r "$made_dir"
 }
 trap cleanup EXIT
 
