@@ -60,6 +60,15 @@ def load_raw(raw):
         if os.path.isfile(mp):
             with open(mp) as f:
                 meta = json.load(f)
+        gp = os.path.join(raw, name, "group.json")
+        if os.path.isfile(gp):            # a calibration group ("final" or "iteration")
+            with open(gp) as f:
+                gdef = json.load(f)
+            if gdef.get("calibration"):
+                meta["calibration"] = gdef["calibration"]
+                for k in ("commit", "kernel_release", "profile_conf"):
+                    if gdef.get(k) is not None:
+                        meta.setdefault(k, gdef[k])
         out.append((name, meta, runs))
     return out
 
@@ -90,13 +99,16 @@ def cell_key(r):
     return (r["group"], r["kernel_series"], r["device"], r["workload"], r["fs"], r["vm"], r["config"])
 
 
-def build_summary(groups, command, generated=None, matrix=None):
+def build_summary(groups, command, generated=None, matrix=None, targets=None):
     """The summary (issue 11's schema, plus extra members) from load_raw()'s list;
-    MATRIX (bench/matrix.json) for the "supersedes" of its groups."""
+    MATRIX (bench/matrix.json) for the "supersedes" of its groups; TARGETS (the
+    published numbers of bench/calibration.json) for the calibration."""
     sup = superseded(matrix, groups)
     cells = {}
     order = []
     for gname, meta, runs in groups:
+        if meta.get("calibration"):        # the stick models' calibration: its own section
+            continue
         for r in runs:
             if r.get("warmup"):
                 continue
@@ -116,6 +128,12 @@ def build_summary(groups, command, generated=None, matrix=None):
                 if (r["group"], r["workload"]) in sup:
                     cells[k]["superseded_by"] = sup[(r["group"], r["workload"])]
             c = cells[k]
+            # bookkeeping, where the raw data has it: what was measured
+            for key, val in (("commit", r.get("commit") or meta.get("commit")),
+                             ("kernel_release", r.get("kernel") or meta.get("kernel_release")),
+                             ("profile", r.get("profile") or r.get("device"))):
+                if val and val not in c.setdefault(key + "s", []):
+                    c[key + "s"].append(val)
             if r.get("target") == "internal":
                 add_internal(c, r)
             if r.get("yank"):
@@ -144,6 +162,7 @@ def build_summary(groups, command, generated=None, matrix=None):
     main, exp = [], []
     for k in order:
         c = cells[k]
+        finish_cell(c)
         # experiment groups (x-*) and experimental setups stay out of the matrix's cells
         (main if c["setup"] in SETUPS and not c["group"].startswith("x-") else exp).append(c)
     return {
@@ -153,7 +172,252 @@ def build_summary(groups, command, generated=None, matrix=None):
                     "runs": len(runs)} for g, meta, runs in groups],
         "cells": main,
         "experiments": exp,
+        "calibration": calibration(groups, targets or []),
+        "calibration_iterations": calibration_iterations(groups),
     }
+
+
+# a cell whose drive was busy less than this share of the time to safe measured the
+# emulated CPU (cp, the kernel under TCG) more than the drive: no goal or headline ratio
+CPU_BOUND_BELOW = 0.8
+
+
+def finish_cell(c):
+    """The cell's bookkeeping members: one commit and profile where its runs agree (a list
+    where not), the drive's busy share of the time to safe, and whether it is CPU-bound."""
+    for key in ("commit", "kernel_release", "profile"):
+        vals = c.pop(key + "s", [])
+        if vals:
+            c[key] = vals[0] if len(vals) == 1 else vals
+    busy = [b for b in c.get("busy_s", []) if b is not None]
+    safe = c.get("safe_s") or []
+    if busy and safe and c.get("reps"):
+        share = statistics.median(busy) / statistics.median(safe)
+        c["busy_share"] = round(share, 3)
+        c["cpu_bound"] = share < CPU_BOUND_BELOW
+
+
+# ------------------------------------------------------------------------ calibration
+def load_targets(path=None):
+    path = path or os.path.join(TOP, "bench", "calibration.json")
+    if not os.path.isfile(path):
+        return []
+    with open(path) as f:
+        return json.load(f)["targets"]
+
+
+def cal_setup(config):
+    """A calibration run's setup as the RFC names it: the config label without "-busy"."""
+    return config[:-5] if config.endswith("-busy") else config
+
+
+def cal_runs(groups, kind):
+    """{(model, workload, vm, setup): [run, ...]} of the calibration groups of KIND; for
+    "final", each key's runs come from its newest group only (a rerun replaces a fit)."""
+    out = {}
+    if kind == "final":
+        newest = {}
+        for gname, meta, runs in groups:
+            if meta.get("calibration") != "final":
+                continue
+            for r in runs:
+                k = (r["device"], r["workload"], r["vm"], cal_setup(r["config"]))
+                when = (meta.get("finished") or "", gname)
+                if k not in newest or when > newest[k]:
+                    newest[k] = when
+        for gname, meta, runs in groups:
+            for r in runs:
+                if r.get("warmup") or r.get("yank") or not r.get("copy_s"):
+                    continue
+                k = (r["device"], r["workload"], r["vm"], cal_setup(r["config"]))
+                if meta.get("calibration") == "final" and newest.get(k, (None, None))[1] == gname:
+                    out.setdefault(k, []).append(dict(r, _meta=meta))
+        return out
+    for gname, meta, runs in groups:
+        if not meta.get("calibration") or (meta["calibration"] == "final") != (kind == "final"):
+            continue
+        for r in runs:
+            if r.get("warmup") or r.get("yank") or not r.get("copy_s"):
+                continue
+            k = (r["device"], r["workload"], r["vm"], cal_setup(r["config"]))
+            out.setdefault(k, []).append(dict(r, _meta=meta))
+    return out
+
+
+def run_mb_s(r):
+    return round(r["workload_bytes"] / r["copy_s"] / 1e6, 2)
+
+
+def run_mb_s_from_first_write(r):
+    """The rate from the drive's first write to cp's return: without the start of the copy
+    in which the guest's cp (TCG: ~50-60 MB/s into the page cache, bare metal GB/s) has not
+    yet dirtied enough for the flusher to begin."""
+    fw = (r.get("drive") or {}).get("first_write_s")
+    if fw is None or fw >= r["copy_s"]:
+        return None
+    return round(r["workload_bytes"] / (r["copy_s"] - fw) / 1e6, 2)
+
+
+def run_big_share(r):
+    return (r.get("data_bios") or {}).get("big_share")
+
+
+def published_mid(t):
+    runs = t.get("runs")
+    return statistics.median(runs) if runs else (t["published"][0] + t["published"][1]) / 2
+
+
+def calibration(groups, targets):
+    """summary.json's "calibration": per published number, the final calibration groups'
+    runs of the same model, workload, writeback settings and setup on 7.2."""
+    have = cal_runs(groups, "final")
+    out = []
+    by_key = {}
+    for t in targets:
+        rs = have.get((t["model"], t["workload"], t["vm"], t["setup"]), [])
+        mb = [run_mb_s(r) for r in rs]
+        mbf = [x for x in (run_mb_s_from_first_write(r) for r in rs) if x is not None]
+        big = [run_big_share(r) for r in rs]
+        busy = [((r.get("drive") or {}).get("busy_s")) for r in rs]
+        e = {"model": t["model"], "kernel": "7.2", "workload": t["label"],
+             "workload_name": t["workload"], "vm": t["vm"], "setup": t["setup"],
+             "mb_s": mb, "mb_s_from_first_write": mbf, "big_bio_share": big, "published": t["published"],
+             "published_runs": t.get("runs"), "published_big_bio_share": t.get("big_bio_share"),
+             "reps": len(rs), "busy_s": busy,
+             "groups": sorted({r["group"] for r in rs}),
+             "commit": sorted({r["_meta"].get("commit") or r.get("commit") or "?" for r in rs}),
+             "kernel_release": sorted({r.get("kernel") for r in rs if r.get("kernel")})}
+        if mb:
+            m = statistics.median(mb)
+            lo, hi = t["published"]
+            e["median_mb_s"] = round(m, 2)
+            # inside at the published precision (one decimal for the big file, two for the files)
+            digits = 2 if t["workload"].startswith("files") else 1
+            e["inside"] = lo <= round(m, digits) <= hi
+            if mbf:
+                e["median_mb_s_from_first_write"] = round(statistics.median(mbf), 2)
+                e["inside_from_first_write"] = lo <= round(statistics.median(mbf), digits) <= hi
+            safe = [r["safe_s"] for r in rs]
+            bb = [b for b in busy if b is not None]
+            if bb:
+                share = statistics.median(bb) / statistics.median([r["copy_s"] for r in rs])
+                e["busy_share_of_copy"] = round(share, 3)
+                e["cpu_bound"] = statistics.median(bb) / statistics.median(safe) < CPU_BOUND_BELOW
+        out.append(e)
+        by_key[(t["model"], t["workload"], t["vm"], t["setup"])] = (e, t)
+    # the before/after ratio (patched-wait1 over flush), model against published
+    for (model, w, vm, setup), (e, t) in by_key.items():
+        if setup != "patched-wait1" or (model, w, vm, "flush") not in by_key:
+            continue
+        fe, ft = by_key[(model, w, vm, "flush")]
+        pub = published_mid(t) / published_mid(ft)
+        for x in (e, fe):
+            x["ratio_published"] = round(pub, 3)
+        if e.get("median_mb_s") and fe.get("median_mb_s"):
+            mod = e["median_mb_s"] / fe["median_mb_s"]
+            for x in (e, fe):
+                x["ratio_model"] = round(mod, 3)
+                x["ratio_within_10pct"] = abs(mod / pub - 1) <= 0.10
+        if e.get("median_mb_s_from_first_write") and fe.get("median_mb_s_from_first_write"):
+            mod = e["median_mb_s_from_first_write"] / fe["median_mb_s_from_first_write"]
+            for x in (e, fe):
+                x["ratio_model_from_first_write"] = round(mod, 3)
+                x["ratio_within_10pct_from_first_write"] = abs(mod / pub - 1) <= 0.10
+    for e in out:
+        if not e["mb_s"]:
+            e["verdict"] = "not measured"
+        elif e.get("inside"):
+            e["verdict"] = "reproduced (median inside)"
+        elif e.get("ratio_within_10pct"):
+            e["verdict"] = "reproduced (ratio within 10 %)"
+        elif e.get("inside_from_first_write"):
+            e["verdict"] = "from the first write only (median inside)"
+        elif e.get("ratio_within_10pct_from_first_write"):
+            e["verdict"] = "from the first write only (ratio within 10 %)"
+        else:
+            e["verdict"] = "NOT reproduced"
+    return out
+
+
+def calibration_iterations(groups):
+    """The fit's history: each iteration group's medians with its profile's parameters."""
+    out = []
+    for gname, meta, runs in groups:
+        if not meta.get("calibration") or meta.get("calibration") == "final":
+            continue
+        cells = {}
+        for r in runs:
+            if r.get("warmup") or r.get("yank") or not r.get("copy_s"):
+                continue
+            cells.setdefault((r["workload"], r["vm"], r["config"]), []).append(r)
+        out.append({"group": gname, "commit": meta.get("commit"), "profile": (runs or [{}])[0].get("device"),
+                    "params": {k: v for k, v in (meta.get("profile_conf") or {}).items()
+                               if k in ("bw", "cmd_ms", "seek_ms", "small_bytes", "small_ms", "au_bytes",
+                                        "open_aus", "random_bytes", "gc_ms", "gc_bw")},
+                    "cells": [{"workload": w, "vm": vm, "config": c,
+                               "mb_s": [run_mb_s(r) for r in rs],
+                               "big_bio_share": [run_big_share(r) for r in rs],
+                               "merges": [((r.get("drive") or {}).get("merges")) for r in rs]}
+                              for (w, vm, c), rs in cells.items()]})
+    return out
+
+
+def calibration_section(summary):
+    L = ["## Calibration: the stick models against the RFC's real sticks (Linux 7.2)", ""]
+    cal = summary.get("calibration") or []
+    if not cal:
+        return []
+    bad = [e for e in cal if not e["verdict"].startswith("reproduced")]
+    L.append("The published numbers (bare metal, Linux 7.2.12, `bench/calibration.json`) against the "
+             "lab's models on Linux 7.2 (QEMU TCG): MB/s = the copy's size / cp's time including "
+             "close, as the RFC measured. A number is reproduced when the model's median lies in "
+             "the published range, or the model's patched/stock ratio is within 10 %% of the "
+             "published one. %d of %d reproduced%s." % (
+                 len(cal) - len(bad), len(cal),
+                 "; not: " + "; ".join("%s %s %s %s (%s)" % (e["model"], e["workload"], e["setup"],
+                                                             "" if not e.get("median_mb_s") else "%.2f MB/s" % e["median_mb_s"],
+                                                             e["verdict"]) for e in bad) if bad else ""))
+    L.append("")
+    L.append("| model | workload | setup | reps | model MB/s median (min-max) | from the drive's first write | published MB/s | "
+             "big data bios, model | published | ratio patched/stock model / published | drive busy of the copy | verdict | commit |")
+    L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for e in cal:
+        mb = e["mb_s"]
+        big = [b for b in e["big_bio_share"] if b is not None]
+        pb = e.get("published_big_bio_share")
+        mbf = e.get("mb_s_from_first_write") or []
+        L.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            e["model"], e["workload"], e["setup"], e["reps"],
+            "%.2f (%.2f-%.2f)" % (statistics.median(mb), min(mb), max(mb)) if mb else "-",
+            "%.2f (%.2f-%.2f)" % (statistics.median(mbf), min(mbf), max(mbf)) if mbf else "-",
+            "%g-%g" % tuple(e["published"]) if e["published"][0] != e["published"][1] else "%g" % e["published"][0],
+            "%.0f %% (%.0f-%.0f)" % (100 * statistics.median(big), 100 * min(big), 100 * max(big)) if big else "-",
+            "%.0f-%.0f %%" % (100 * pb[0], 100 * pb[1]) if pb else "-",
+            ("%.2f / %.2f" % (e["ratio_model"], e["ratio_published"]) if e.get("ratio_model") else "-") +
+            (" (%.2f from the first write)" % e["ratio_model_from_first_write"] if e.get("ratio_model_from_first_write") else ""),
+            "%.0f %%%s" % (100 * e["busy_share_of_copy"], " (CPU-bound)" if e.get("cpu_bound") else "") if e.get("busy_share_of_copy") is not None else "-",
+            e["verdict"], ", ".join(c[:10] for c in e["commit"]) or "-"))
+    L.append("")
+    its = summary.get("calibration_iterations") or []
+    if its:
+        L.append("The fit's iterations (shorter runs; each group's profile parameters and medians):")
+        L.append("")
+        L.append("| group | profile | parameters | workload, vm, setup: MB/s median, big bios, merges |")
+        L.append("| --- | --- | --- | --- |")
+        for g in its:
+            parts = []
+            for c in g["cells"]:
+                big = [b for b in c["big_bio_share"] if b is not None]
+                mg = [m for m in c["merges"] if m is not None]
+                parts.append("%s, %s, %s: %.2f MB/s, %s big, %s merges" % (
+                    c["workload"], c["vm"], c["config"], statistics.median(c["mb_s"]),
+                    "%.0f %%" % (100 * statistics.median(big)) if big else "-",
+                    "%d" % statistics.median(mg) if mg else "-"))
+            L.append("| %s | %s | %s | %s |" % (g["group"], g["profile"],
+                                                 " ".join("%s=%s" % kv for kv in sorted(g["params"].items())),
+                                                 "; ".join(parts)))
+        L.append("")
+    return L
 
 
 def cp_cpu_share(r):
@@ -432,6 +696,7 @@ def render(summary, plots=None, notes=None, raw_shown="bench/raw/"):
              "those files; `bench/run --report-only` regenerates this file, `summary.json` and the plots)."
              % (summary["generated"], summary["command"], raw_shown))
     L.append("")
+    L += calibration_section(summary)
     L.append("## Goals (issue 11), vfat-smart as installed against the same run's references")
     L.append("")
     gl = goals(summary)
@@ -732,7 +997,8 @@ def write_all(raw, outdir, command, generated=None, plots=True, headline_doc=Non
     if os.path.isfile(mp):
         with open(mp) as f:
             matrix = json.load(f)
-    summary = build_summary(groups, command, generated, matrix)
+    summary = build_summary(groups, command, generated, matrix,
+                            load_targets(os.path.join(outdir, "calibration.json")))
     os.makedirs(outdir, exist_ok=True)
     with open(os.path.join(outdir, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1, sort_keys=True)

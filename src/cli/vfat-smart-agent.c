@@ -15,18 +15,13 @@
 #include "config.h"
 
 #include "vfat-smart-cli.h"
-#include "vsm-policy.h"
-#include "vsm-user-options.h"
-#include "vsmd-error.h"
+#include "vsm.h"
+#include "vsm-dbus-contract.h"
 
 #include <glib-unix.h>
 #include <unistd.h>
 
-#define BUS_NAME "org.vfatsmart.VfatSmart1"
-#define MANAGER_PATH "/org/vfatsmart/VfatSmart1"
-#define MANAGER_IFACE "org.vfatsmart.VfatSmart1.Manager"
-#define DEVICES_PREFIX MANAGER_PATH "/devices/"
-#define AGENT_BUS_NAME "org.vfatsmart.Agent"
+#define DEVICES_PREFIX VSM_DBUS_DEVICES_PATH "/"
 
 typedef struct
 {
@@ -246,7 +241,7 @@ add_drive (Agent *a, const char *path)
   d = g_new0 (Drive, 1);
   d->agent = a;
   d->proxy = vsm_dbus_device_proxy_new_sync (a->system, G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START,
-                                             BUS_NAME, path, NULL, &error);
+                                             VSM_DBUS_NAME, path, NULL, &error);
   if (d->proxy == NULL)
     {
       g_warning ("%s: %s", path, error->message);
@@ -315,9 +310,9 @@ on_daemon_appeared (GDBusConnection *c, const char *name, const char *owner, gpo
   Agent *a = data;
 
   g_message (_ ("vfat-smartd is running"));
-  g_dbus_connection_call (c, BUS_NAME, MANAGER_PATH, MANAGER_IFACE, "ListDevices", NULL,
-                          G_VARIANT_TYPE ("(ao)"), G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, NULL,
-                          on_list, a);
+  g_dbus_connection_call (c, VSM_DBUS_NAME, VSM_DBUS_MANAGER_PATH, VSM_DBUS_MANAGER_IFACE,
+                          "ListDevices", NULL, G_VARIANT_TYPE ("(ao)"),
+                          G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, NULL, on_list, a);
 }
 
 static void
@@ -372,11 +367,11 @@ own_session_name (Agent *a)
     return TRUE;
   reply = g_dbus_connection_call_sync (
     a->session, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-    "RequestName", g_variant_new ("(su)", AGENT_BUS_NAME, 4 /* DO_NOT_QUEUE */),
+    "RequestName", g_variant_new ("(su)", VSM_DBUS_AGENT_NAME, 4 /* DO_NOT_QUEUE */),
     G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
   if (reply == NULL)
     {
-      g_warning ("RequestName %s: %s", AGENT_BUS_NAME, error->message);
+      g_warning ("RequestName %s: %s", VSM_DBUS_AGENT_NAME, error->message);
       return TRUE;
     }
   g_variant_get (reply, "(u)", &result);
@@ -414,13 +409,14 @@ agent_start (Agent *a, GError **error)
   g_signal_connect (a->settings, "writable-changed", G_CALLBACK (on_writable_changed), a);
   a->drives = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify)drive_free);
   a->added_id = g_dbus_connection_signal_subscribe (
-    a->system, BUS_NAME, MANAGER_IFACE, "DeviceAdded", MANAGER_PATH, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
-    on_device_added, a, NULL);
+    a->system, VSM_DBUS_NAME, VSM_DBUS_MANAGER_IFACE, "DeviceAdded", VSM_DBUS_MANAGER_PATH, NULL,
+    G_DBUS_SIGNAL_FLAGS_NONE, on_device_added, a, NULL);
   a->removed_id = g_dbus_connection_signal_subscribe (
-    a->system, BUS_NAME, MANAGER_IFACE, "DeviceRemoved", MANAGER_PATH, NULL,
+    a->system, VSM_DBUS_NAME, VSM_DBUS_MANAGER_IFACE, "DeviceRemoved", VSM_DBUS_MANAGER_PATH, NULL,
     G_DBUS_SIGNAL_FLAGS_NONE, on_device_removed, a, NULL);
-  a->watch_id = g_bus_watch_name_on_connection (a->system, BUS_NAME, G_BUS_NAME_WATCHER_FLAGS_NONE,
-                                                on_daemon_appeared, on_daemon_vanished, a, NULL);
+  a->watch_id =
+    g_bus_watch_name_on_connection (a->system, VSM_DBUS_NAME, G_BUS_NAME_WATCHER_FLAGS_NONE,
+                                    on_daemon_appeared, on_daemon_vanished, a, NULL);
   return TRUE;
 }
 
@@ -458,7 +454,7 @@ cli_agent (int argc, char **argv)
     return 2;
   if (argc > 1)
     return cli_usage_error ("agent", _ ("unexpected argument '%s'"), argv[1]);
-  (void)vsmd_error_quark ();
+  vsm_dbus_errors_register ();
   a.uid = (guint32)getuid ();
   a.loop = g_main_loop_new (NULL, FALSE);
   if (!agent_start (&a, &error))

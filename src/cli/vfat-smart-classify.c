@@ -6,6 +6,12 @@
 
 #include "vfat-smart-cli.h"
 
+/* every label of cli_field below */
+static const char *const labels[] = {
+  N_ ("Device"), N_ ("Transport"),  N_ ("Model"), N_ ("Medium"),
+  N_ ("Queue"),  N_ ("Filesystem"), N_ ("Class"), NULL,
+};
+
 static void
 print_device (const VsmDevice *d)
 {
@@ -62,9 +68,10 @@ cli_classify (int argc, char **argv)
       cli_print_json (vsm_json_classify (a));
       return 0;
     }
+  cli_field_labels (labels);
   print_device (a->device);
   cli_field (_ ("Class"), _ ("%s (confidence %u%%)"),
              vsm_class_to_string (a->classification->klass), a->classification->confidence);
-  cli_list (_ ("Why"), a->classification->reasons);
+  cli_reasons (_ ("Why"), a->classification->reasons);
   return 0;
 }

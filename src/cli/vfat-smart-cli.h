@@ -5,9 +5,8 @@
 #pragma once
 
 #include "vsm-json.h"
-#include "vsm-manager.h"
-#include "vsm-util.h"
-#include "vsmd-generated.h"
+#include "vsm.h"
+#include "vsm-dbus-contract.h"
 
 #include <glib/gi18n.h>
 #include <stdio.h>
@@ -55,9 +54,14 @@ char *cli_resolve_bdi (const char *what, GError **error);
 int cli_usage_error (const char *command, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
 void cli_print_json (JsonNode *node);
+/* the labels (N_ () strings) cli_field will print on this screen: every
+ * value then starts in one column, however wide their translations are */
+void cli_field_labels (const char *const *labels);
 /* "Label:" padded to a column, then the value */
 void cli_field (const char *label, const char *format, ...) G_GNUC_PRINTF (2, 3);
 void cli_list (const char *label, GPtrArray *lines);
+/* reasons (VsmReason*), each translated here (vsm-reason.h), as cli_list */
+void cli_reasons (const char *label, GPtrArray *reasons);
 
 /* The shared head of classify, plan and apply: [--json] [--class CLASS]
  * DEVICE, then the assessment. Returns TRUE and sets *out, or FALSE with

@@ -7,12 +7,15 @@
 #include "vfat-smart-cli.h"
 #include "vsm-display.h"
 
-#include "vsm-paths.h"
+#include "vsm.h"
 
 #include <string.h>
 #include <unistd.h>
 
+/* the least width of "Label:"; more when a screen's labels are wider (a
+ * translation): cli_field_labels */
 #define LABEL_WIDTH 14
+static glong label_width = LABEL_WIDTH;
 
 gboolean
 cli_parse (const char *command, const char *args, const char *summary, GOptionEntry *entries,
@@ -103,13 +106,21 @@ cli_print_json (JsonNode *node)
 }
 
 void
+cli_field_labels (const char *const *labels)
+{
+  label_width = LABEL_WIDTH;
+  for (; labels && *labels; labels++)
+    label_width = MAX (label_width, vsm_display_width (_ (*labels)) + 1);
+}
+
+void
 cli_field (const char *label, const char *format, ...)
 {
   va_list args;
   g_autofree char *value = NULL;
   g_autofree char *clean = NULL;
   g_autofree char *l = g_strconcat (label, *label ? ":" : "", NULL);
-  int pad = LABEL_WIDTH - (int)g_utf8_strlen (l, -1);
+  int pad = (int)(label_width - vsm_display_width (l));
 
   va_start (args, format);
   value = g_strdup_vprintf (format, args);
@@ -130,6 +141,16 @@ cli_list (const char *label, GPtrArray *lines)
       g_autofree char *clean = vsm_sanitize_for_display (g_ptr_array_index (lines, i));
       g_print ("%*s  - %s\n", indent, "", clean);
     }
+}
+
+void
+cli_reasons (const char *label, GPtrArray *reasons)
+{
+  g_autoptr (GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; reasons && i < reasons->len; i++)
+    g_ptr_array_add (lines, vsm_reason_to_display (g_ptr_array_index (reasons, i)));
+  cli_list (label, lines);
 }
 
 gboolean

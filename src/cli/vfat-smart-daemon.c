@@ -5,13 +5,10 @@
 #include "config.h"
 
 #include "vfat-smart-cli.h"
-#include "vsmd-error.h"
-#include "vsm-paths.h"
+#include "vsm-dbus-contract.h"
+#include "vsm.h"
 
 #include <unistd.h>
-
-#define BUS_NAME "org.vfatsmart.VfatSmart1"
-#define MANAGER_PATH "/org/vfatsmart/VfatSmart1"
 
 GDBusConnection *
 cli_system_bus (GError **error)
@@ -47,13 +44,14 @@ cli_daemon_manager (gboolean activate, GError **error)
   g_autoptr (VsmDbusManager) m = NULL;
   g_autofree char *owner = NULL;
 
-  /* the daemon's error names map back to VSMD_ERROR only once registered */
-  (void)vsmd_error_quark ();
+  /* the daemon's error names map back to their domains only once registered */
+  vsm_dbus_errors_register ();
   if ((bus = cli_system_bus (error)) == NULL)
     return NULL;
   if (!activate)
     flags |= G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START;
-  m = vsm_dbus_manager_proxy_new_sync (bus, flags, BUS_NAME, MANAGER_PATH, NULL, error);
+  m =
+    vsm_dbus_manager_proxy_new_sync (bus, flags, VSM_DBUS_NAME, VSM_DBUS_MANAGER_PATH, NULL, error);
   if (m == NULL)
     return NULL;
   if (activate)
@@ -85,8 +83,7 @@ cli_daemon_manager (gboolean activate, GError **error)
 char *
 cli_daemon_device_path (const char *bdi)
 {
-  g_autofree char *name = g_strdelimit (g_strdup (bdi), ":", '_');
-  return g_strdup_printf ("%s/devices/%s", MANAGER_PATH, name);
+  return vsm_dbus_device_path (bdi);
 }
 
 VsmDbusDevice *
@@ -95,13 +92,13 @@ cli_daemon_device (const char *path, GError **error)
   return vsm_dbus_device_proxy_new_for_bus_sync (G_BUS_TYPE_SYSTEM,
                                                  G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START |
                                                    G_DBUS_PROXY_FLAGS_GET_INVALIDATED_PROPERTIES,
-                                                 BUS_NAME, path, NULL, error);
+                                                 VSM_DBUS_NAME, path, NULL, error);
 }
 
 GError *
 cli_daemon_error (const GError *error)
 {
-  return vsmd_error_to_core (error);
+  return vsm_dbus_error_to_core (error);
 }
 
 gboolean

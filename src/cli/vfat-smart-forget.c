@@ -6,7 +6,7 @@
 
 #include "vfat-smart-cli.h"
 #include "vsm-display.h"
-#include "vsm-paths.h"
+#include "vsm.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -32,7 +32,7 @@ forget_history (const char *what)
 static gboolean
 file_is_recorded (const char *name, GError **error)
 {
-  g_autofree char *path = vsm_path (VSM_ROOT_STATE, name, NULL);
+  g_autofree char *path = g_build_filename (vsm_rundir (), name, NULL);
   struct stat st;
 
   /* vsm_forget_file judges the name and the file */

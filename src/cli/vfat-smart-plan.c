@@ -6,6 +6,12 @@
 
 #include "vfat-smart-cli.h"
 
+/* every label of cli_field below */
+static const char *const labels[] = {
+  N_ ("Device"), N_ ("Class"), N_ ("Flush mode"), N_ ("Mount -o"), N_ ("Knobs"),
+  N_ ("Kernel"), NULL,
+};
+
 int
 cli_plan (int argc, char **argv)
 {
@@ -29,6 +35,7 @@ cli_plan (int argc, char **argv)
     }
 
   p = a->plan;
+  cli_field_labels (labels);
   for (guint i = 0; i < p->knobs->len; i++)
     {
       VsmKnob *k = g_ptr_array_index (p->knobs, i);
@@ -43,6 +50,6 @@ cli_plan (int argc, char **argv)
   cli_field (_ ("Knobs"), "%s", knobs->len ? knobs->str : _ ("none"));
   cli_field (_ ("Kernel"), _ ("%s; flush fix %s"), a->kernel->release ? a->kernel->release : "?",
              vsm_flush_fix_to_string (a->kernel->flush_fix));
-  cli_list (_ ("Why"), p->reasons);
+  cli_reasons (_ ("Why"), p->reasons);
   return 0;
 }

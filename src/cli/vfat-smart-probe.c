@@ -9,56 +9,20 @@
 #include "config.h"
 
 #include "vfat-smart-cli.h"
-#include "vsm-probe.h"
 
 #include <unistd.h>
 
-/* the cache, else the probe (unless cached_only), else the table of releases */
-static VsmProbeResult *
-find_answer (const char *tracefs, const char *cache_dir, gboolean force, gboolean cached_only,
-             const char **source, GError **error)
-{
-  g_autofree char *release = NULL, *srcversion = NULL;
-  VsmProbeResult *r = NULL;
-  VsmFlushFix known;
-
-  vsm_probe_current_key (&release, &srcversion);
-  if (!force)
-    r = vsm_probe_cache_load (cache_dir, release, srcversion);
-  if (r == NULL && !cached_only)
-    {
-      g_autoptr (GError) store = NULL;
-      r = vsm_probe_flush_fix_run (tracefs, cache_dir, error);
-      if (r != NULL && !vsm_probe_cache_store (cache_dir, r, &store))
-        g_printerr ("vfat-smart probe: %s\n", store->message);
-    }
-  if (r != NULL)
-    {
-      *source = r->from_cache ? "cache" : "probe";
-      return r;
-    }
-  known = vsm_flush_fix_known_release (release);
-  if (known == VSM_FLUSH_FIX_UNKNOWN)
-    {
-      if (error && *error == NULL)
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                     _ ("no cached probe result for this kernel and fat module"));
-      return NULL;
-    }
-  g_clear_error (error);
-  r = g_new0 (VsmProbeResult, 1);
-  r->fix = known;
-  r->release = g_steal_pointer (&release);
-  r->evidence = g_strdup (_ ("the kernel release is listed as carrying the fix"));
-  *source = "table";
-  return r;
-}
+/* every label of cli_field below */
+static const char *const labels[] = {
+  N_ ("Flush fix"),  N_ ("Variant"),  N_ ("Told by"), N_ ("Kernel"),
+  N_ ("fat module"), N_ ("Evidence"), NULL,
+};
 
 int
 cli_probe (int argc, char **argv)
 {
   gboolean json = FALSE, force = FALSE, cached_only = FALSE;
-  g_autofree char *tracefs = NULL, *cache_dir = NULL;
+  g_autofree char *tracefs = NULL, *cache_dir = NULL, *store_note = NULL;
   GOptionEntry entries[] = {
     { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_ ("Print JSON"), NULL },
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, N_ ("Probe again, ignore the cache"), NULL },
@@ -87,14 +51,18 @@ cli_probe (int argc, char **argv)
       g_printerr (_ ("vfat-smart probe: needs root (try sudo, or --cached)\n"));
       return 5;
     }
-  r = find_answer (tracefs, cache_dir, force, cached_only, &source, &error);
+  r = vsm_probe_find_answer (tracefs, cache_dir, force, cached_only, &store_note, &error);
+  if (store_note != NULL)
+    g_printerr ("vfat-smart probe: %s\n", store_note);
   if (r == NULL)
     return cli_fail (error);
+  source = r->from_cache ? "cache" : "probe";
   if (json)
     {
       cli_print_json (vsm_json_probe (r, source));
       return 0;
     }
+  cli_field_labels (labels);
   cli_field (_ ("Flush fix"), "%s", vsm_flush_fix_to_string (r->fix));
   if (r->fix == VSM_FLUSH_FIX_PRESENT)
     cli_field (_ ("Variant"), "%s%s", vsm_flush_fix_variant_to_string (r->variant),

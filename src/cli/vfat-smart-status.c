@@ -6,9 +6,7 @@
 
 #include "vfat-smart-cli.h"
 #include "vsm-display.h"
-#include "vsm-mount.h"
-#include "vsm-policy.h"
-#include "vsm-truth.h"
+#include "vsm.h"
 
 #include <unistd.h>
 
@@ -28,6 +26,14 @@ drift_label (VsmDrift drift)
 }
 
 static void print_io (const VsmStatusEntry *e);
+
+/* every label of cli_field in this file: all values in one column */
+static const char *const labels[] = {
+  N_ ("Kernel"),    N_ ("Stale module"),  N_ ("  Class"),   N_ ("  Flush mode"),
+  N_ ("  Safety"),  N_ ("  Fallback"),    N_ ("  Mounts"),  N_ ("  Knobs"),
+  N_ ("  Written"), N_ ("  Dirty now"),   N_ ("  At risk"), N_ ("  Last unmount"),
+  N_ ("  History"), N_ ("  vfat-smartd"), N_ ("  Policy"),  NULL,
+};
 
 /* the keys of the policy a drive's user meets: theirs, and the admin's
  * bounds on them */
@@ -131,8 +137,8 @@ print_daemon (const VsmStatusEntry *e, VsmDbusManager *daemon)
 {
   g_autofree char *path = NULL;
   g_autoptr (VsmDbusDevice) d = NULL;
-  g_autofree char *bw = NULL, *risk = NULL;
-  const char *history;
+  g_autofree char *bw = NULL;
+  const char *history, *source;
 
   if (daemon == NULL)
     return;
@@ -141,11 +147,13 @@ print_daemon (const VsmStatusEntry *e, VsmDbusManager *daemon)
   if (d == NULL || vsm_dbus_device_get_bdi (d) == NULL)
     return;
   bw = vsm_format_rate ((double)vsm_dbus_device_get_write_bandwidth (d));
-  risk = vsm_format_bytes (vsm_dbus_device_get_at_risk_bytes (d));
-  cli_field (_ ("  vfat-smartd"), _ ("%s (%s); %s at risk, %.1f s to safe"), bw,
-             vsm_dbus_device_get_write_bandwidth (d) ? vsm_dbus_device_get_bandwidth_source (d)
-                                                     : _ ("nothing measured yet"),
-             risk, vsm_dbus_device_get_seconds_to_safe (d));
+  /* the daemon's words are N_ () strings, translated here */
+  source = vsm_dbus_device_get_bandwidth_source (d);
+  source = source && *source ? _ (source) : "";
+  /* the data at risk is the entry's one figure (take_daemon_figure) */
+  cli_field (_ ("  vfat-smartd"), _ ("%s (%s); %.1f s to safe"), bw,
+             vsm_dbus_device_get_write_bandwidth (d) ? source : _ ("nothing measured yet"),
+             vsm_dbus_device_get_seconds_to_safe (d));
   print_policy (d);
   history = vsm_dbus_device_get_history (d);
   /* newer than the file when the daemon just recorded a mount */
@@ -313,7 +321,7 @@ print_entry (const VsmStatusEntry *e, VsmDbusManager *daemon)
                    : _ (" (acts on every disk)"));
     }
 
-  cli_list (_ ("  Why"), s->reasons);
+  cli_reasons (_ ("  Why"), s->reasons);
   print_io (e);
   print_history (e);
   print_daemon (e, daemon);
@@ -350,12 +358,16 @@ print_io (const VsmStatusEntry *e)
   if (e->present)
     {
       g_autofree char *risk = vsm_format_bytes (e->at_risk_bytes);
-      const char *scope = e->dirty.per_device ? "" : _ ("at most ");
+      g_autofree char *figure =
+        g_strcmp0 (e->at_risk_kind, "device") == 0
+          ? g_strdup_printf (_ ("%s (this device)"), risk)
+          : g_strdup_printf (_ ("at most %s (the whole system's dirty data, within the cap)"),
+                             risk);
       if (e->safe_bandwidth > 0)
-        cli_field (_ ("  At risk"), _ ("%s%s; safe to unplug in about %.1f s (bandwidth: %s)"),
-                   scope, risk, e->seconds_to_safe, _ (e->safe_bandwidth_source));
+        cli_field (_ ("  At risk"), _ ("%s; safe to unplug in about %.1f s (bandwidth: %s)"),
+                   figure, e->seconds_to_safe, _ (e->safe_bandwidth_source));
       else
-        cli_field (_ ("  At risk"), "%s%s", scope, risk);
+        cli_field (_ ("  At risk"), "%s", figure);
     }
   if (e->last_unmount != NULL)
     {
@@ -367,6 +379,29 @@ print_io (const VsmStatusEntry *e)
                  when_s ? when_s : "?", e->last_unmount->target, e->last_unmount->seconds,
                  e->last_unmount->per_device ? "" : _ ("at most "), dirty);
     }
+}
+
+/* One figure of data at risk per drive: vfat-smartd's when it knows the
+ * drive (it knows when the drive last wrote), else the record's bound;
+ * both from vsm_at_risk_bytes () */
+static void
+take_daemon_figure (VsmStatusEntry *e, VsmDbusManager *daemon)
+{
+  g_autofree char *path = NULL;
+  g_autoptr (VsmDbusDevice) d = NULL;
+  const char *kind;
+
+  if (daemon == NULL || !e->present)
+    return;
+  path = cli_daemon_device_path (e->state->bdi);
+  d = cli_daemon_device (path, NULL);
+  if (d == NULL || vsm_dbus_device_get_bdi (d) == NULL)
+    return;
+  kind = vsm_dbus_device_get_at_risk_scope (d);
+  e->at_risk_bytes = vsm_dbus_device_get_at_risk_bytes (d);
+  e->at_risk_kind = g_strcmp0 (kind, "device") == 0 ? "device" : "system";
+  if (e->safe_bandwidth > 0)
+    e->seconds_to_safe = (double)e->at_risk_bytes / (double)e->safe_bandwidth;
 }
 
 static int
@@ -418,6 +453,8 @@ cli_status (int argc, char **argv)
   rc = bdi && status->entries->len == 0 ? 8 : status->corrupt->len > 0 ? 7 : 0;
 
   daemon = cli_daemon_manager (FALSE, NULL);
+  for (guint i = 0; i < status->entries->len; i++)
+    take_daemon_figure (g_ptr_array_index (status->entries, i), daemon);
   if (json)
     {
       JsonNode *root = vsm_json_status (status, kernel);
@@ -427,6 +464,7 @@ cli_status (int argc, char **argv)
       return rc;
     }
 
+  cli_field_labels (labels);
   cli_field (_ ("Kernel"), _ ("%s; per-device cap %s; FAT flush fix %s"),
              kernel->release ? kernel->release : "?",
              kernel->has_strict_limit ? _ ("available") : _ ("unavailable (needs 6.2)"),

@@ -7,8 +7,7 @@
 
 #include "vfat-smart-cli.h"
 #include "vsm-display.h"
-#include "vsm-paths.h"
-#include "vsm-stats.h"
+#include "vsm.h"
 
 #include <unistd.h>
 

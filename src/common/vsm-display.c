@@ -42,3 +42,19 @@ vsm_sanitize_for_display (const char *text)
     }
   return g_string_free (out, FALSE);
 }
+
+glong
+vsm_display_width (const char *text)
+{
+  glong width = 0;
+
+  for (const char *p = text; p && *p; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (g_unichar_iszerowidth (c))
+        continue;
+      width += g_unichar_iswide (c) ? 2 : 1;
+    }
+  return width;
+}

@@ -15,6 +15,10 @@ G_BEGIN_DECLS
 #define VSM_DISPLAY_MAX_CHARS 1024
 char *vsm_sanitize_for_display (const char *text);
 
+/* The columns text takes on a terminal: 2 for a wide character, 0 for a
+ * combining one, 1 for the rest (text is valid UTF-8). */
+glong vsm_display_width (const char *text);
+
 /* Valid UTF-8, control characters kept (JSON escapes them). */
 char *vsm_make_valid_utf8 (const char *text);
 

@@ -99,6 +99,47 @@ member_strings (JsonBuilder *b, const char *name, GPtrArray *strings)
   json_builder_end_array (b);
 }
 
+/* "reasons" in English (stable), and "reason_ids": each one's untranslated
+ * message (null for text kept as it is) and its arguments in English */
+static void
+member_reasons (JsonBuilder *b, GPtrArray *reasons)
+{
+  json_builder_set_member_name (b, "reasons");
+  json_builder_begin_array (b);
+  for (guint i = 0; reasons && i < reasons->len; i++)
+    {
+      const VsmReason *r = g_ptr_array_index (reasons, i);
+      g_autofree char *valid = vsm_make_valid_utf8 (r->text);
+      json_builder_add_string_value (b, valid);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "reason_ids");
+  json_builder_begin_array (b);
+  for (guint i = 0; reasons && i < reasons->len; i++)
+    {
+      const VsmReason *r = g_ptr_array_index (reasons, i);
+      g_autofree char *id = r->msgid ? vsm_make_valid_utf8 (r->msgid) : NULL;
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "id");
+      if (id)
+        json_builder_add_string_value (b, id);
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "args");
+      json_builder_begin_array (b);
+      for (guint k = 0; r->args && k < r->args->len; k++)
+        {
+          const VsmReason *arg = g_ptr_array_index (r->args, k);
+          g_autofree char *valid = vsm_make_valid_utf8 (arg->text);
+          json_builder_add_string_value (b, valid);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
 static void
 add_device (JsonBuilder *b, const VsmDevice *d)
 {
@@ -168,7 +209,7 @@ vsm_json_classify (const VsmAssessment *a)
   add_device (b, a->device);
   member_string (b, "class", vsm_class_to_string (a->classification->klass));
   member_int (b, "confidence", a->classification->confidence);
-  member_strings (b, "reasons", a->classification->reasons);
+  member_reasons (b, a->classification->reasons);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }
@@ -218,7 +259,7 @@ vsm_json_plan (const VsmAssessment *a)
     }
   json_builder_end_object (b);
   add_kernel (b, a->kernel);
-  member_strings (b, "reasons", p->reasons);
+  member_reasons (b, p->reasons);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }
@@ -259,7 +300,7 @@ vsm_json_state (const VsmState *s)
       json_builder_end_object (b);
     }
   json_builder_end_object (b);
-  member_strings (b, "reasons", s->reasons);
+  member_reasons (b, s->reasons);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }
@@ -413,6 +454,7 @@ add_status_entry (JsonBuilder *b, const VsmStatusEntry *e)
   add_io (b, e);
   add_dirty (b, &e->dirty);
   member_int (b, "at_risk_bytes", (gint64)e->at_risk_bytes);
+  member_string (b, "at_risk_kind", e->at_risk_kind);
   json_builder_set_member_name (b, "seconds_to_safe");
   if (e->safe_bandwidth > 0)
     json_builder_add_double_value (b, e->seconds_to_safe);
@@ -422,7 +464,7 @@ add_status_entry (JsonBuilder *b, const VsmStatusEntry *e)
   member_string (b, "safety", e->safety_note);
   add_last_unmount (b, e->last_unmount);
   add_history (b, e->history);
-  member_strings (b, "reasons", e->state->reasons);
+  member_reasons (b, e->state->reasons);
   json_builder_end_object (b);
 }
 

@@ -264,9 +264,12 @@ restore_locked (VsmState *s, gboolean write_knobs, GPtrArray *report, GError **e
 
 static VsmState *
 state_from_plan (const VsmDevice *d, const VsmPlan *plan, const VsmState *previous,
-                 const char *source)
+                 const char *source, const VsmIntent *intent)
 {
   VsmState *s = vsm_state_new (d->bdi);
+
+  s->intent = intent ? vsm_intent_copy (intent) : vsm_intent_new (source);
+  s->updated_by = g_strdup (source);
 
   s->disk_node = g_strdup (d->disk_node);
   s->disk_name = g_strdup (d->disk_name);
@@ -281,7 +284,7 @@ state_from_plan (const VsmDevice *d, const VsmPlan *plan, const VsmState *previo
   s->bandwidth = plan->bandwidth;
   s->updated_at = g_get_real_time ();
   for (guint i = 0; i < plan->reasons->len; i++)
-    g_ptr_array_add (s->reasons, g_strdup (g_ptr_array_index (plan->reasons, i)));
+    g_ptr_array_add (s->reasons, vsm_reason_ref (g_ptr_array_index (plan->reasons, i)));
 
   if (previous != NULL)
     {
@@ -542,7 +545,8 @@ vsm_apply_begin (const VsmDevice *d, const VsmPlan *plan, const VsmApplyOptions 
    * helper's usual path reads none */
   txn->defer_global = options && options->global_while_mounted && plan_has_global (plan) &&
                       !vsm_disk_is_mounted (d->disk_syspath);
-  txn->next = state_from_plan (d, plan, txn->previous, options ? options->source : "cli");
+  txn->next = state_from_plan (d, plan, txn->previous, options ? options->source : "cli",
+                               options ? options->intent : NULL);
 
   if (!plan_records (txn, d, plan, &local) || !write_ahead (txn, &local) ||
       !write_knobs (txn, plan, &local))
@@ -560,12 +564,6 @@ vsm_apply_begin (const VsmDevice *d, const VsmPlan *plan, const VsmApplyOptions 
       return NULL;
     }
   return txn;
-}
-
-const VsmState *
-vsm_apply_get_state (const VsmApply *txn)
-{
-  return txn->next;
 }
 
 VsmState *

@@ -34,6 +34,9 @@ typedef struct
    * pending record (an apply that did not finish) counts: it is undone,
    * then this plan is applied in its place. */
   gboolean only_if_recorded;
+  /* what was asked, recorded with the knobs; NULL: source only, nothing
+   * chosen by hand */
+  const VsmIntent *intent;
 } VsmApplyOptions;
 
 typedef struct _VsmApply VsmApply;
@@ -43,8 +46,6 @@ typedef struct _VsmApply VsmApply;
  * failure nothing is changed and nothing is held. */
 VsmApply *vsm_apply_begin (const VsmDevice *device, const VsmPlan *plan,
                            const VsmApplyOptions *options, GError **error);
-/* The state as it will be committed (knobs with readbacks). */
-const VsmState *vsm_apply_get_state (const VsmApply *txn);
 /* Records the result and unlocks; returns the committed state. On failure
  * the transaction is aborted (every write undone). Frees txn. */
 VsmState *vsm_apply_commit (VsmApply *txn, GError **error);

@@ -31,14 +31,20 @@ vsm_classification_free (VsmClassification *c)
   g_free (c);
 }
 
+/* format: an N_ () message; recorded untranslated with its arguments
+ * (vsm-reason.h), returned to set an argument that is a message itself */
 G_GNUC_PRINTF (2, 3)
-static void
+static VsmReason *
 reason (VsmClassification *c, const char *format, ...)
 {
   va_list args;
+  VsmReason *r;
+
   va_start (args, format);
-  g_ptr_array_add (c->reasons, g_strdup_vprintf (format, args));
+  r = vsm_reason_newv (format, args);
   va_end (args);
+  g_ptr_array_add (c->reasons, r);
+  return r;
 }
 
 /* USB vendor ids that say something about the medium. A hint, never the
@@ -100,7 +106,7 @@ decide (VsmClassification *c, VsmClass klass, guint confidence, const char *form
   c->klass = klass;
   c->confidence = confidence;
   va_start (args, format);
-  g_ptr_array_add (c->reasons, g_strdup_vprintf (format, args));
+  g_ptr_array_add (c->reasons, vsm_reason_newv (format, args));
   va_end (args);
 }
 
@@ -161,19 +167,19 @@ classify_by_name (const VsmDevice *d, const VendorHint *hint, VsmClassification 
   if (d->n_luns > 1 || d->lun > 0)
     {
       decide (c, VSM_CLASS_CARD_READER, 85,
-              _ ("%u disks share one USB interface (LUN %d): a multi-slot card reader"),
+              N_ ("%u disks share one USB interface (LUN %d): a multi-slot card reader"),
               MAX (d->n_luns, (guint)d->lun + 1), MAX (d->lun, 0));
       return TRUE;
     }
   if ((who = who_says (d, reader_words, hint, VSM_CLASS_CARD_READER)) != NULL)
     {
-      decide (c, VSM_CLASS_CARD_READER, 80, _ ("the device names itself a card reader (%s)"), who);
+      decide (c, VSM_CLASS_CARD_READER, 80, N_ ("the device names itself a card reader (%s)"), who);
       return TRUE;
     }
   if ((who = who_says (d, ssd_words, hint, VSM_CLASS_USB_SSD)) != NULL)
     {
       decide (c, VSM_CLASS_USB_SSD, uas && !d->rotational ? 90 : 70,
-              _ ("the device names itself an SSD (%s)"), who);
+              N_ ("the device names itself an SSD (%s)"), who);
       return TRUE;
     }
   return FALSE;
@@ -184,13 +190,13 @@ static void
 classify_uas (const VsmDevice *d, VsmClassification *c)
 {
   if (d->rotational)
-    decide (c, VSM_CLASS_USB_HDD, 85, _ ("UAS reports a rotating medium"));
+    decide (c, VSM_CLASS_USB_HDD, 85, N_ ("UAS reports a rotating medium"));
   else if (d->removable)
     decide (c, VSM_CLASS_USB_STICK_UAS, 75,
-            _ ("UAS reports non-rotational media and the removable flag: a fast flash stick"));
+            N_ ("UAS reports non-rotational media and the removable flag: a fast flash stick"));
   else
     decide (c, VSM_CLASS_USB_SSD, 85,
-            _ ("UAS reports a non-rotational, non-removable medium: an SSD"));
+            N_ ("UAS reports a non-rotational, non-removable medium: an SSD"));
 }
 
 /* usb-storage (Bulk-Only): queue/rotational is 1 for nearly everything,
@@ -201,38 +207,42 @@ classify_bot (const VsmDevice *d, const VendorHint *hint, VsmClassification *c)
   g_autofree char *size = vsm_format_size (d->size_bytes, G_FORMAT_SIZE_DEFAULT);
   gboolean stick_vendor = hint && hint->hint == VSM_CLASS_USB_STICK;
 
-  reason (c, _ ("usb-storage reports rotational=%d for flash too; not used on its own"),
+  reason (c, N_ ("usb-storage reports rotational=%d for flash too; not used on its own"),
           d->rotational ? 1 : 0);
   if (d->removable)
     {
       decide (c, VSM_CLASS_USB_STICK, stick_vendor ? 90 : 80,
-              _ ("removable medium flag set, as flash sticks report it"));
+              N_ ("removable medium flag set, as flash sticks report it"));
       if (stick_vendor)
-        reason (c, _ ("vendor %s makes flash sticks"), hint->who);
+        reason (c, N_ ("vendor %s makes flash sticks"), hint->who);
     }
   else if (hint && hint->hint == VSM_CLASS_USB_HDD)
-    decide (c, VSM_CLASS_USB_HDD, 65, _ ("not removable and made by %s"), hint->who);
+    decide (c, VSM_CLASS_USB_HDD, 65, N_ ("not removable and made by %s"), hint->who);
   else if (stick_vendor)
-    decide (c, VSM_CLASS_USB_STICK, 60, _ ("not removable, but vendor %s makes flash sticks"),
+    decide (c, VSM_CLASS_USB_STICK, 60, N_ ("not removable, but vendor %s makes flash sticks"),
             hint->who);
   else if (d->size_bytes >= 320 * GB && d->rotational)
     decide (c, VSM_CLASS_USB_HDD, 50,
-            _ ("a non-removable Bulk-Only enclosure of %s: most likely a hard disk"), size);
+            N_ ("a non-removable Bulk-Only enclosure of %s: most likely a hard disk"), size);
   else if (d->size_bytes > 0 && d->size_bytes <= 256 * GB)
     decide (c, VSM_CLASS_USB_STICK, 45,
-            _ ("not removable, but only %s on Bulk-Only: most likely a flash stick"), size);
+            N_ ("not removable, but only %s on Bulk-Only: most likely a flash stick"), size);
   else
     decide (c, VSM_CLASS_UNKNOWN, 30,
-            _ ("a non-removable Bulk-Only device of %s: the medium cannot be told"), size);
+            N_ ("a non-removable Bulk-Only device of %s: the medium cannot be told"), size);
 }
 
 static void
 classify_usb (const VsmDevice *d, VsmClassification *c)
 {
   const VendorHint *hint = find_vendor_hint (d->usb);
+  gboolean driver = d->usb && d->usb->driver;
+  VsmReason *r;
 
-  reason (c, _ ("USB mass storage on the %s driver at %u Mb/s"),
-          d->usb && d->usb->driver ? d->usb->driver : _ ("(no)"), d->usb ? d->usb->speed_mbps : 0);
+  r = reason (c, N_ ("USB mass storage on the %s driver at %u Mb/s"),
+              driver ? d->usb->driver : N_ ("(no)"), d->usb ? d->usb->speed_mbps : 0);
+  if (!driver)
+    vsm_reason_set_arg (r, 0, vsm_reason_new_message (N_ ("(no)")));
   if (classify_by_name (d, hint, c))
     return;
   if (d->transport == VSM_TRANSPORT_UAS)
@@ -248,7 +258,7 @@ vsm_classify (const VsmDevice *d)
 
   g_return_val_if_fail (d != NULL, NULL);
   c = g_new0 (VsmClassification, 1);
-  c->reasons = g_ptr_array_new_with_free_func (g_free);
+  c->reasons = vsm_reasons_new ();
 
   switch (d->transport)
     {
@@ -258,13 +268,14 @@ vsm_classify (const VsmDevice *d)
     case VSM_TRANSPORT_LOOP:
       c->klass = VSM_CLASS_INTERNAL;
       c->confidence = 95;
-      reason (c, _ ("%s transport: not a removable drive"), vsm_transport_to_string (d->transport));
+      reason (c, N_ ("%s transport: not a removable drive"),
+              vsm_transport_to_string (d->transport));
       break;
 
     case VSM_TRANSPORT_MMC:
       c->klass = VSM_CLASS_CARD_READER;
       c->confidence = 90;
-      reason (c, _ ("an SD/MMC card in a built-in reader"));
+      reason (c, N_ ("an SD/MMC card in a built-in reader"));
       break;
 
     case VSM_TRANSPORT_USB_STORAGE:
@@ -279,22 +290,22 @@ vsm_classify (const VsmDevice *d)
         {
           c->klass = VSM_CLASS_UNKNOWN;
           c->confidence = 30;
-          reason (c, _ ("a removable device on an unrecognised transport"));
+          reason (c, N_ ("a removable device on an unrecognised transport"));
         }
       else
         {
           c->klass = VSM_CLASS_INTERNAL;
           c->confidence = 70;
-          reason (c, _ ("not USB, not removable: treated as internal"));
+          reason (c, N_ ("not USB, not removable: treated as internal"));
         }
       break;
     }
 
   if (d->superfloppy)
-    reason (c, _ ("the filesystem covers the whole disk (no partition table); same class as a "
-                  "partitioned twin"));
+    reason (c, N_ ("the filesystem covers the whole disk (no partition table); same class as a "
+                   "partitioned twin"));
   if (d->n_partitions > 1)
-    reason (c, _ ("%u partitions; knobs act on the whole disk"), d->n_partitions);
+    reason (c, N_ ("%u partitions; knobs act on the whole disk"), d->n_partitions);
 
   return c;
 }

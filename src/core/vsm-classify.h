@@ -5,6 +5,7 @@
 #pragma once
 
 #include "vsm-device.h"
+#include "vsm-reason.h"
 
 G_BEGIN_DECLS
 
@@ -27,7 +28,7 @@ typedef struct
 {
   VsmClass klass;
   guint confidence;   /* percent */
-  GPtrArray *reasons; /* char*, sentences a person can read */
+  GPtrArray *reasons; /* VsmReason*, sentences a person can read */
 } VsmClassification;
 
 void vsm_classification_free (VsmClassification *c);

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vsm-history.h"
+#include "vsm-rundir.h"
 #include "vsm-knobs.h"
 #include "vsm-paths.h"
 #include "vsm-state.h"
@@ -93,7 +94,7 @@ vsm_unmount_record_from_line (const char *line, GError **error)
 static char *
 history_path (void)
 {
-  return vsm_path (VSM_ROOT_STATE, "unmounts.log", NULL);
+  return vsm_rundir_path (VSM_RUN_FILE_UNMOUNTS, NULL);
 }
 
 /* keeps the newest lines once the file grows past its bound */

@@ -111,15 +111,6 @@ probe_flush_fix (VsmKernel *k, VsmFlushFix override)
       return;
     }
 
-  if (k->release && vsm_flush_fix_known_release (k->release) != VSM_FLUSH_FIX_UNKNOWN)
-    {
-      k->flush_fix = vsm_flush_fix_known_release (k->release);
-      k->flush_fix_reason = g_strdup_printf (k->flush_fix == VSM_FLUSH_FIX_PRESENT
-                                               ? _ ("Linux %s is known to carry the fix")
-                                               : _ ("Linux %s is known to lack the fix"),
-                                             k->release);
-      return;
-    }
   if (g_file_test (module_path, G_FILE_TEST_IS_DIR))
     {
       /* No mainline or distribution release carries the fix yet. */

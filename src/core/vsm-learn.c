@@ -8,8 +8,6 @@
 
 #include <math.h>
 
-#define MIB (G_GUINT64_CONSTANT (1024) * 1024)
-
 enum
 {
   STAT_READ_SECTORS = 2,
@@ -41,9 +39,11 @@ vsm_learn_cap_for (const VsmLearnLimits *limits, guint64 bandwidth)
 {
   double raw = (double)bandwidth * limits->max_dirty_seconds;
   guint64 cap = raw >= (double)G_MAXUINT64 ? G_MAXUINT64 : (guint64)raw;
+  const guint64 mib = 1024 * 1024;
 
   cap = CLAMP (cap, limits->cap_min_bytes, limits->cap_max_bytes);
-  return cap >= MIB ? cap - cap % MIB : cap;
+  /* a whole number of MiB (the policy's minimum is 1 MiB) */
+  return cap >= mib ? cap - cap % mib : cap;
 }
 
 guint64

@@ -63,7 +63,8 @@ guint64 vsm_learn_get_bytes_written (const VsmLearn *learn);
 /* number of measurements taken */
 guint vsm_learn_get_n_measurements (const VsmLearn *learn);
 
-/* cap for a bandwidth: bandwidth x seconds, clamped, whole MiB */
+/* cap for a bandwidth: bandwidth x seconds, clamped, whole MiB; the one
+ * formula of the cap, the plan's (vsm-plan) and the learner's */
 guint64 vsm_learn_cap_for (const VsmLearnLimits *limits, guint64 bandwidth);
 
 /* What a USB link can carry of data writes, bytes/s (0: speed unknown):

@@ -7,6 +7,7 @@
 #include "vsm-manager.h"
 #include "vsm-drive-history.h"
 #include "vsm-mount.h"
+#include "vsm-stall.h"
 #include "vsm-util.h"
 
 #include <glib/gi18n.h>
@@ -21,6 +22,7 @@ vsm_assessment_free (VsmAssessment *a)
   vsm_policy_free (a->policy);
   vsm_kernel_free (a->kernel);
   vsm_plan_free (a->plan);
+  vsm_intent_free (a->intent);
   g_free (a);
 }
 
@@ -42,9 +44,9 @@ apply_fact_overrides (VsmAssessment *a, const VsmOverrides *o)
     {
       if (c->klass != o->klass)
         g_ptr_array_insert (c->reasons, 0,
-                            g_strdup_printf (_ ("class set by hand to %s (detected: %s)"),
-                                             vsm_class_to_string (o->klass),
-                                             vsm_class_to_string (c->klass)));
+                            vsm_reason_new (N_ ("class set by hand to %s (detected: %s)"),
+                                            vsm_class_to_string (o->klass),
+                                            vsm_class_to_string (c->klass)));
       c->klass = o->klass;
       c->confidence = 100;
     }
@@ -58,6 +60,7 @@ learned_overrides (const VsmDevice *d, const VsmOverrides *o, VsmOverrides *buf,
   g_autofree char *identity = NULL;
   g_autoptr (VsmDriveHistory) h = NULL;
   g_autofree char *told = NULL;
+  g_autoptr (VsmReason) learned = NULL;
 
   if (o && o->bandwidth > 0)
     return o;
@@ -69,7 +72,9 @@ learned_overrides (const VsmDevice *d, const VsmOverrides *o, VsmOverrides *buf,
     *buf = *o;
   buf->bandwidth = h->bandwidth;
   told = vsm_drive_history_describe (h);
-  *why = g_strdup_printf (_ ("learned on this drive (%s)"), told);
+  /* translated where the plan's reasons are shown */
+  learned = vsm_reason_new (N_ ("learned on this drive (%s)"), told);
+  *why = vsm_reason_serialize (learned);
   buf->bandwidth_source = *why;
   return buf;
 }
@@ -86,6 +91,7 @@ vsm_assess_device (VsmDevice *device, VsmPolicy *policy, const VsmOverrides *ove
   a->policy = policy ? policy : vsm_policy_load ();
   a->classification = vsm_classify (a->device);
   a->kernel = vsm_kernel_probe (a->device->bdi, a->policy->kernel_flush_fix);
+  a->intent = vsm_intent_from_overrides (NULL, overrides);
   apply_fact_overrides (a, overrides);
   /* No measured bandwidth here: the kernel's estimate (debugfs BdiWriteBandwidth)
    * decays towards nothing while a device is idle, which is when a drive is
@@ -97,7 +103,7 @@ vsm_assess_device (VsmDevice *device, VsmPolicy *policy, const VsmOverrides *ove
   for (guint i = 0; i < a->policy->problems->len; i++)
     g_ptr_array_add (
       a->plan->reasons,
-      g_strdup_printf (_ ("policy: %s"), (char *)g_ptr_array_index (a->policy->problems, i)));
+      vsm_reason_new (N_ ("policy: %s"), (char *)g_ptr_array_index (a->policy->problems, i)));
   return a;
 }
 
@@ -138,6 +144,8 @@ vsm_assessment_apply (const VsmAssessment *a, const VsmApplyOptions *o, VsmApply
 {
   VsmApply *txn;
   g_autoptr (GError) local = NULL;
+  g_autoptr (VsmIntent) intent = NULL;
+  VsmApplyOptions with_intent = { 0 };
 
   g_return_val_if_fail (a != NULL && state != NULL, FALSE);
   *state = NULL;
@@ -156,7 +164,15 @@ vsm_assessment_apply (const VsmAssessment *a, const VsmApplyOptions *o, VsmApply
       return TRUE;
     }
 
-  txn = vsm_apply_begin (a->device, a->plan, o, error);
+  if (o != NULL)
+    with_intent = *o;
+  intent = a->intent ? vsm_intent_copy (a->intent) : vsm_intent_new (NULL);
+  if (intent->source == NULL)
+    intent->source = g_strdup (with_intent.source);
+  g_free (intent->policy_origin);
+  intent->policy_origin = g_strdup (a->policy->source);
+  with_intent.intent = intent;
+  txn = vsm_apply_begin (a->device, a->plan, &with_intent, error);
   if (txn == NULL)
     return FALSE;
   if (step != NULL && !step (a, step_data, &local))
@@ -172,6 +188,91 @@ vsm_assessment_apply (const VsmAssessment *a, const VsmApplyOptions *o, VsmApply
     }
   *state = vsm_apply_commit (txn, error);
   return *state != NULL;
+}
+
+/* the intent a re-apply plans from: the record's (or, for an older
+ * record, its source only), with the options in force when they changed */
+static VsmIntent *
+reapply_intent (const VsmState *s, const VsmReapply *r)
+{
+  VsmIntent *intent = s->intent ? vsm_intent_copy (s->intent) : vsm_intent_new (s->source);
+
+  if (r->set_user_options)
+    vsm_intent_set_user_options (intent, r->user_options);
+  if (r->set_class)
+    {
+      intent->set_class = TRUE;
+      intent->klass = r->klass;
+    }
+  return intent;
+}
+
+gboolean
+vsm_reapply_device (VsmDevice *device, const VsmReapply *r, VsmState **state, GError **error)
+{
+  g_autoptr (VsmDevice) d = device;
+  g_autoptr (VsmState) record = NULL;
+  g_autoptr (VsmIntent) intent = NULL;
+  g_autoptr (VsmAssessment) a = NULL;
+  g_autoptr (VsmPolicy) policy = r->policy;
+  g_autoptr (VsmKernel) kernel = NULL;
+  g_autofree char *why = NULL, *told = NULL;
+  g_autoptr (VsmState) out = NULL;
+  VsmOverrides o;
+  const VsmApplyOptions options = { VSM_SOURCE_DAEMON, VSM_LOCK_WAIT_MS, TRUE, TRUE, NULL };
+
+  if (state != NULL)
+    *state = NULL;
+  record = vsm_state_load (d->bdi, error);
+  if (record == NULL)
+    return FALSE;
+  intent = reapply_intent (record, r);
+  vsm_intent_to_overrides (intent, &o, &why);
+  o.bandwidth = r->bandwidth;
+  o.bandwidth_source = r->bandwidth_source;
+  if (policy == NULL)
+    policy = vsm_policy_load ();
+  kernel = vsm_kernel_probe (d->bdi, VSM_FLUSH_FIX_UNKNOWN);
+  vsm_user_options_apply_for_kernel (intent->user_options, policy,
+                                     kernel->has_strict_limit && kernel->has_max_bytes);
+  a = vsm_assess_device (g_steal_pointer (&d), g_steal_pointer (&policy), &o);
+  if (r->drop_strict_limit != NULL)
+    vsm_stall_drop_strict_limit (a->plan, r->drop_strict_limit);
+  /* the whole intent, with who stated it and the options in force */
+  vsm_intent_free (a->intent);
+  a->intent = g_steal_pointer (&intent);
+  told = vsm_intent_describe (a->intent);
+  g_ptr_array_add (a->plan->reasons,
+                   *told ? vsm_reason_new (N_ ("applied again (%s), as asked by %s: %s"),
+                                           r->reason ? r->reason : "?",
+                                           a->intent->source ? a->intent->source : "?", told)
+                         : vsm_reason_new (N_ ("applied again (%s)"), r->reason ? r->reason : "?"));
+  if (!vsm_assessment_apply (a, &options, NULL, NULL, &out, error))
+    return FALSE;
+  if (state != NULL)
+    *state = g_steal_pointer (&out);
+  return TRUE;
+}
+
+gboolean
+vsm_reapply (GUdevClient *client, const char *bdi, const VsmReapply *r, VsmState **state,
+             GError **error)
+{
+  g_autoptr (VsmState) record = vsm_state_load (bdi, error);
+  VsmDevice *d;
+
+  if (record == NULL)
+    {
+      vsm_policy_free (r->policy);
+      return FALSE;
+    }
+  d = vsm_device_new_from_spec (client, record->disk_syspath, error);
+  if (d == NULL)
+    {
+      vsm_policy_free (r->policy);
+      return FALSE;
+    }
+  return vsm_reapply_device (d, r, state, error);
 }
 
 static void
@@ -236,7 +337,8 @@ compute_safety (VsmStatusEntry *e)
   else
     e->safety_note = g_strdup (_ ("as safe as udisks' default (flush)"));
 
-  e->at_risk_bytes = e->dirty.dirty_bytes + e->dirty.writeback_bytes;
+  /* without the daemon nobody knows when the drive last wrote: the bound */
+  e->at_risk_bytes = vsm_at_risk_bytes (&e->dirty, e->state->cap_bytes, TRUE, &e->at_risk_kind);
   /* the kernel's estimate decays towards nothing while the device is idle */
   if (e->dirty.per_device && e->dirty.bandwidth >= VSM_POLICY_MIN_BANDWIDTH * 10)
     {
@@ -367,5 +469,52 @@ vsm_forget_drive_history (GUdevClient *client, const char *what, char **identity
     return FALSE;
   if (identity)
     *identity = g_steal_pointer (&id);
+  return TRUE;
+}
+
+/* the knobs go back once no mount of the disk remains, when they were set
+ * for a mount (udev's stay for the next mount) */
+gboolean
+vsm_unmounted (const VsmDevice *d, GPtrArray *notes, GError **error)
+{
+  g_autoptr (VsmState) state = vsm_state_load (d->bdi, NULL);
+  g_autoptr (GPtrArray) report = NULL;
+
+  if (state == NULL)
+    return TRUE;
+  if (g_strcmp0 (state->source, "mount") != 0 || vsm_disk_is_mounted (d->disk_syspath))
+    {
+      vsm_note (notes, _ ("knobs kept: %s"),
+                g_strcmp0 (state->source, "mount") != 0 ? _ ("they were not applied for a mount")
+                                                        : _ ("another mount of the disk remains"));
+      return TRUE;
+    }
+  report = g_ptr_array_new_with_free_func (g_free);
+  if (!vsm_restore (d->bdi, 0, report, error))
+    {
+      g_prefix_error (error, _ ("unmounted, but restoring the knobs failed: "));
+      return FALSE;
+    }
+  for (guint i = 0; i < report->len; i++)
+    vsm_note (notes, "%s", (char *)g_ptr_array_index (report, i));
+  return TRUE;
+}
+
+/* Whether the vm.* knobs are to be planned again: the kernel has no
+ * per-device cap, the admin allows the global fallback, and whether a
+ * managed drive is mounted changed since *planned_for (updated). */
+gboolean
+vsm_global_knobs_due (gboolean device_cap, gboolean mounted, int *planned_for)
+{
+  g_autoptr (VsmPolicy) p = NULL;
+
+  if (device_cap || *planned_for == (int)mounted)
+    return FALSE;
+  p = vsm_policy_load ();
+  if (!p->allow_global_knobs)
+    return FALSE;
+  g_message ("vm.* knobs: a managed drive was %s: applying again",
+             mounted ? "mounted" : "unmounted");
+  *planned_for = mounted;
   return TRUE;
 }

@@ -10,6 +10,7 @@
 #include "vsm-device.h"
 #include "vsm-drive-history.h"
 #include "vsm-history.h"
+#include "vsm-intent.h"
 #include "vsm-kernel.h"
 #include "vsm-knobs.h"
 #include "vsm-plan.h"
@@ -26,6 +27,7 @@ typedef struct
   VsmPolicy *policy;
   VsmKernel *kernel;
   VsmPlan *plan;
+  VsmIntent *intent; /* what a person chose (the overrides' class and flush mode) */
 } VsmAssessment;
 
 void vsm_assessment_free (VsmAssessment *a);
@@ -44,13 +46,47 @@ VsmAssessment *vsm_assess_device (VsmDevice *device, VsmPolicy *policy,
 typedef gboolean (*VsmApplyStep) (const VsmAssessment *a, gpointer data, GError **error);
 
 /* The one apply every front end runs. A managed plan: one transaction
- * (vsm-apply.h) around step; *state gets the record. A plan that leaves
- * the drive alone: step runs, then whatever an earlier apply of the disk
- * left is restored (a warning when that fails after step succeeded), and
- * *state is NULL. On failure nothing is left changed. */
+ * (vsm-apply.h) around step; *state gets the record, with the intent
+ * (a->intent, by options->source, with the policy's origin). A plan that
+ * leaves the drive alone: step runs, then whatever an earlier apply of the
+ * disk left is restored (a warning when that fails after step succeeded),
+ * and *state is NULL. On failure nothing is left changed. */
 gboolean vsm_assessment_apply (const VsmAssessment *a, const VsmApplyOptions *options,
                                VsmApplyStep step, gpointer step_data, VsmState **state,
                                GError **error);
+
+/* Why and with what a recorded disk is planned again. */
+typedef struct
+{
+  const char *reason; /* why now ("the cap drifted"): logged in the record's reasons */
+  guint64 bandwidth;  /* measured write bandwidth, bytes/s; 0: none (the drive's history) */
+  const char *bandwidth_source;
+  VsmPolicy *policy; /* the admin's, taken over; NULL: loaded */
+  /* the per-drive options in force changed (SetOptions, the mount they
+   * were set for ended): user_options (NULL: none) from now on */
+  gboolean set_user_options;
+  const VsmUserOptions *user_options;
+  /* a class a person chose now (vfat-smart apply --class through the
+   * daemon): it replaces the recorded one */
+  gboolean set_class;
+  VsmClass klass;
+  /* the writeback stall fallback (vsm-stall.h): why strict_limit is
+   * dropped for the drive; NULL: the plan's strict_limit */
+  const char *drop_strict_limit;
+} VsmReapply;
+
+/* Plans a recorded disk again from the intent in its record, with a new
+ * measurement, and applies it (only while the record is there: a restore
+ * since wins). A class, a flush mode or options a person chose stay; a
+ * record without an intent (older) plans from the policy as before.
+ * Takes device over. *state (may be NULL) gets the record, NULL when the
+ * plan now leaves the drive alone (and what was applied was restored).
+ * VSM_ERROR_NOT_MANAGED when the disk has no record. */
+gboolean vsm_reapply_device (VsmDevice *device, const VsmReapply *r, VsmState **state,
+                             GError **error);
+/* the same for the disk with bdi, found by the syspath in its record */
+gboolean vsm_reapply (GUdevClient *client, const char *bdi, const VsmReapply *r, VsmState **state,
+                      GError **error);
 
 typedef struct
 {
@@ -69,7 +105,8 @@ typedef struct
   VsmIoDelta io;
   double seconds_since_apply;
   VsmDirtyInfo dirty;
-  guint64 at_risk_bytes;             /* dirty + writeback */
+  guint64 at_risk_bytes;             /* vsm_at_risk_bytes (); vfat-smartd's figure when it runs */
+  const char *at_risk_kind;          /* "device" or "system" (an upper bound) */
   guint64 safe_bandwidth;            /* bytes/s used for the estimate */
   const char *safe_bandwidth_source; /* N_ () text: untranslated (JSON), _ () to show */
   double seconds_to_safe;
@@ -97,5 +134,15 @@ VsmStatus *vsm_status_collect (GUdevClient *client, const char *bdi, GError **er
  * plugged in. *identity (may be NULL) gets the identity. */
 gboolean vsm_forget_drive_history (GUdevClient *client, const char *what, char **identity,
                                    GError **error);
+
+/* A disk was unmounted: its knobs go back once no mount of it remains,
+ * when they were applied for a mount (udev's stay for the next mount).
+ * notes (may be NULL) gets what was done, one line each. */
+gboolean vsm_unmounted (const VsmDevice *d, GPtrArray *notes, GError **error);
+
+/* Without per-device caps and with allow-global-knobs, a mount or an
+ * unmount changes whether the drive holds the vm.* knobs: TRUE when a
+ * re-apply is due (*planned_for: what the last one was for, updated). */
+gboolean vsm_global_knobs_due (gboolean device_cap, gboolean mounted, int *planned_for);
 
 G_END_DECLS

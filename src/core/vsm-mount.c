@@ -43,27 +43,53 @@ sysfs_devno (const char *syspath, dev_t *out)
   return TRUE;
 }
 
-GPtrArray *
-vsm_mounts_for_disk (const char *disk_syspath)
+/* the device numbers of the disk and its partitions, from sysfs (no udev
+ * device per mount: see vsm_sysfs_disk_partitions ()); empty when the
+ * disk is gone */
+static GArray *
+disk_devnos (const char *disk_syspath)
 {
-  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_mount_info_free);
-  g_autoptr (GArray) devnos = g_array_new (FALSE, FALSE, sizeof (dev_t));
+  GArray *devnos = g_array_new (FALSE, FALSE, sizeof (dev_t));
   g_autoptr (GPtrArray) partitions = NULL;
-  struct libmnt_table *tb = NULL;
-  struct libmnt_iter *it = NULL;
-  struct libmnt_fs *fs;
   dev_t devno;
 
-  /* the device numbers of the disk and its partitions, from sysfs (no udev
-   * device per mount: see vsm_sysfs_disk_partitions ()) */
   if (disk_syspath == NULL || !sysfs_devno (disk_syspath, &devno))
-    return out;
+    return devnos;
   g_array_append_val (devnos, devno);
   partitions = vsm_sysfs_disk_partitions (disk_syspath);
   for (guint i = 0; i < partitions->len; i++)
     if (sysfs_devno (g_ptr_array_index (partitions, i), &devno))
       g_array_append_val (devnos, devno);
+  return devnos;
+}
 
+static gboolean
+devnos_contain (GArray *devnos, dev_t devno)
+{
+  for (guint i = 0; devno != 0 && i < devnos->len; i++)
+    if (g_array_index (devnos, dev_t, i) == devno)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+vsm_devno_is_on_disk (dev_t devno, const char *disk_syspath)
+{
+  g_autoptr (GArray) devnos = disk_devnos (disk_syspath);
+  return devnos_contain (devnos, devno);
+}
+
+GPtrArray *
+vsm_mounts_for_disk (const char *disk_syspath)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_mount_info_free);
+  g_autoptr (GArray) devnos = disk_devnos (disk_syspath);
+  struct libmnt_table *tb = NULL;
+  struct libmnt_iter *it = NULL;
+  struct libmnt_fs *fs;
+
+  if (devnos->len == 0)
+    return out;
   tb = mnt_new_table ();
   it = mnt_new_iter (MNT_ITER_FORWARD);
   if (tb == NULL || it == NULL || mnt_table_parse_mtab (tb, NULL) != 0)
@@ -71,13 +97,9 @@ vsm_mounts_for_disk (const char *disk_syspath)
 
   while (mnt_table_next_fs (tb, it, &fs) == 0)
     {
-      gboolean ours = FALSE;
       VsmMountInfo *m;
 
-      devno = mnt_fs_get_devno (fs);
-      for (guint i = 0; devno != 0 && i < devnos->len && !ours; i++)
-        ours = g_array_index (devnos, dev_t, i) == devno;
-      if (!ours)
+      if (!devnos_contain (devnos, mnt_fs_get_devno (fs)))
         continue;
 
       m = g_new0 (VsmMountInfo, 1);

@@ -6,6 +6,7 @@
 
 #include <glib.h>
 #include <gudev/gudev.h>
+#include <sys/types.h>
 
 G_BEGIN_DECLS
 
@@ -24,6 +25,9 @@ void vsm_mount_info_free (VsmMountInfo *m);
 GPtrArray *vsm_mounts_for_disk (const char *disk_syspath);
 /* TRUE when the disk or one of its partitions is mounted. */
 gboolean vsm_disk_is_mounted (const char *disk_syspath);
+/* The one "device of disk" check: devno is the disk's (its sysfs
+ * directory, or /sys/block/NAME) or one of its partitions'. */
+gboolean vsm_devno_is_on_disk (dev_t devno, const char *disk_syspath);
 
 /* TRUE when libmount can read every option of optstr (no open quote). */
 gboolean vsm_options_are_valid (const char *optstr);

@@ -72,7 +72,9 @@ vsm_plan_free (VsmPlan *plan)
   g_free (plan->mount_options);
   g_free (plan->udisks_defaults);
   g_free (plan->left_alone_reason);
+  vsm_reason_unref (plan->left_alone);
   g_free (plan->bandwidth_source);
+  vsm_reason_unref (plan->bandwidth_why);
   g_ptr_array_unref (plan->knobs);
   g_ptr_array_unref (plan->reasons);
   g_free (plan);
@@ -90,14 +92,33 @@ vsm_plan_get_knob (const VsmPlan *plan, const char *name)
   return NULL;
 }
 
+/* format: an N_ () message; recorded untranslated with its arguments
+ * (vsm-reason.h), returned to set an argument that is a message itself */
 G_GNUC_PRINTF (2, 3)
-static void
+static VsmReason *
 reason (VsmPlan *plan, const char *format, ...)
 {
   va_list args;
+  VsmReason *r;
+
   va_start (args, format);
-  g_ptr_array_add (plan->reasons, g_strdup_vprintf (format, args));
+  r = vsm_reason_newv (format, args);
   va_end (args);
+  g_ptr_array_add (plan->reasons, r);
+  return r;
+}
+
+/* what a caller says (VsmOverrides): a serialized reason, an N_ ()
+ * message, or text shown as it is */
+static VsmReason *
+given_reason (const char *text)
+{
+  VsmReason *r = vsm_reason_parse (text);
+
+  if (r != NULL && r->msgid != NULL)
+    return r;
+  vsm_reason_unref (r);
+  return vsm_reason_new_message (text);
 }
 
 static void
@@ -154,20 +175,22 @@ build_mount_options (VsmPlan *plan)
 static guint64
 clamp_cap (VsmPlan *plan, const VsmPolicy *policy)
 {
-  double raw = (double)plan->bandwidth * policy->max_dirty_seconds;
-  guint64 cap = raw >= (double)G_MAXUINT64 ? G_MAXUINT64 : (guint64)raw;
+  /* the one formula, the daemon's learner's too */
+  const VsmLearnLimits limits = { .max_dirty_seconds = policy->max_dirty_seconds,
+                                  .cap_min_bytes = policy->cap_min_bytes,
+                                  .cap_max_bytes = policy->cap_max_bytes };
+  guint64 cap = vsm_learn_cap_for (&limits, plan->bandwidth);
   g_autofree char *bw = NULL, *lo = NULL, *hi = NULL, *res = NULL;
-
-  cap = CLAMP (cap, policy->cap_min_bytes, policy->cap_max_bytes);
-  /* a whole number of MiB (the policy's minimum is 1 MiB) */
-  cap -= cap % (1024 * 1024);
+  VsmReason *r;
 
   bw = g_strdup_printf ("%.1f MB/s", (double)plan->bandwidth / 1e6);
   lo = vsm_format_size (policy->cap_min_bytes, G_FORMAT_SIZE_IEC_UNITS);
   hi = vsm_format_size (policy->cap_max_bytes, G_FORMAT_SIZE_IEC_UNITS);
   res = vsm_format_size (cap, G_FORMAT_SIZE_IEC_UNITS);
-  reason (plan, _ ("dirty cap %s = %s (%s) x %g s, clamped to %s..%s"), res, bw,
-          plan->bandwidth_source, policy->max_dirty_seconds, lo, hi);
+  r = reason (plan, N_ ("dirty cap %s = %s (%s) x %g s, clamped to %s..%s"), res, bw,
+              plan->bandwidth_source, policy->max_dirty_seconds, lo, hi);
+  if (plan->bandwidth_why != NULL)
+    vsm_reason_set_arg (r, 2, vsm_reason_ref (plan->bandwidth_why));
   return cap;
 }
 
@@ -255,11 +278,11 @@ plan_new (const VsmDevice *d, const VsmClassification *c)
 
   plan->klass = c->klass;
   plan->knobs = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_knob_free);
-  plan->reasons = g_ptr_array_new_with_free_func (g_free);
+  plan->reasons = vsm_reasons_new ();
   if (vsm_fs_type_is_fat (d->fs_type))
     plan->fs_type = g_strdup (d->fs_type);
   else if (d->fs_type != NULL)
-    reason (plan, _ ("%s is not FAT: mount options are not vfat-smart's business"), d->fs_type);
+    reason (plan, N_ ("%s is not FAT: mount options are not vfat-smart's business"), d->fs_type);
   /* what udisks would do on its own: flush on vfat, nothing on exfat */
   plan->flush_mode =
     g_strcmp0 (plan->fs_type, "exfat") == 0 ? VSM_FLUSH_MODE_OFF : VSM_FLUSH_MODE_KERNEL_FLUSH;
@@ -271,22 +294,25 @@ static gboolean
 decide_managed (VsmPlan *plan, const VsmDevice *d, const PlanRow *row, const VsmPolicy *policy)
 {
   const char *ignored = NULL;
+  VsmReason *r;
 
   if (!policy->enabled)
-    plan->left_alone_reason =
-      g_strdup (_ ("disabled by policy (enabled=false): udisks' defaults, no knobs"));
+    plan->left_alone = vsm_reason_new_message (
+      N_ ("disabled by policy (enabled=false): udisks' defaults, no knobs"));
   else if (vsm_plan_device_ignored (d, policy, &ignored))
-    plan->left_alone_reason =
-      g_strdup_printf (_ ("listed in ignore-devices (%s): udisks' defaults, no knobs"), ignored);
+    plan->left_alone =
+      vsm_reason_new (N_ ("listed in ignore-devices (%s): udisks' defaults, no knobs"), ignored);
   else if (!row->managed)
-    plan->left_alone_reason = g_strdup (_ (row->why));
-  if (plan->left_alone_reason != NULL)
+    plan->left_alone = vsm_reason_new_message (row->why);
+  if (plan->left_alone != NULL)
     {
-      reason (plan, "%s", plan->left_alone_reason);
+      plan->left_alone_reason = g_strdup (plan->left_alone->text);
+      g_ptr_array_add (plan->reasons, vsm_reason_ref (plan->left_alone));
       return FALSE;
     }
   plan->managed = TRUE;
-  reason (plan, _ ("%s: %s"), vsm_class_to_string (plan->klass), _ (row->why));
+  r = reason (plan, N_ ("%s: %s"), vsm_class_to_string (plan->klass), row->why);
+  vsm_reason_set_arg (r, 1, vsm_reason_new_message (row->why));
   return TRUE;
 }
 
@@ -299,23 +325,25 @@ choose_mode (VsmPlan *plan, const VsmPolicy *policy, const VsmOverrides *o)
   if (o && o->flush_mode != VSM_FLUSH_MODE_AUTO)
     {
       mode = o->flush_mode;
-      reason (plan, "%s", o->flush_mode_why ? o->flush_mode_why : vsm_flush_mode_to_string (mode));
+      g_ptr_array_add (plan->reasons, o->flush_mode_why
+                                        ? given_reason (o->flush_mode_why)
+                                        : vsm_reason_new_literal (vsm_flush_mode_to_string (mode)));
     }
   else if (policy->class_mode[plan->klass] != VSM_FLUSH_MODE_AUTO)
     {
       mode = policy->class_mode[plan->klass];
-      reason (plan, _ ("class-flush-modes sets %s for %s"), vsm_flush_mode_to_string (mode),
+      reason (plan, N_ ("class-flush-modes sets %s for %s"), vsm_flush_mode_to_string (mode),
               vsm_class_to_string (plan->klass));
     }
   else if (policy->flush_mode != VSM_FLUSH_MODE_AUTO)
     {
       mode = policy->flush_mode;
-      reason (plan, _ ("flush-mode sets %s"), vsm_flush_mode_to_string (mode));
+      reason (plan, N_ ("flush-mode sets %s"), vsm_flush_mode_to_string (mode));
     }
   if (mode == VSM_FLUSH_MODE_KERNEL_FLUSH && g_strcmp0 (plan->fs_type, "exfat") == 0)
     {
       mode = VSM_FLUSH_MODE_DIRTY_CAP;
-      reason (plan, _ ("exFAT has no flush option; using a dirty cap instead"));
+      reason (plan, N_ ("exFAT has no flush option; using a dirty cap instead"));
     }
   return mode;
 }
@@ -326,16 +354,19 @@ fit_kernel (VsmPlan *plan, VsmFlushMode mode, const VsmKernel *kernel,
             const CapMechanism *mechanism)
 {
   gboolean exfat = g_strcmp0 (plan->fs_type, "exfat") == 0;
+  const char *then;
+  VsmReason *r;
 
   if (mode != VSM_FLUSH_MODE_DIRTY_CAP || mechanism != NULL)
     return mode;
-  reason (plan,
-          _ ("fallback: Linux %s has no per-device dirty cap (strict_limit and max_bytes need "
-             "6.2); %s"),
-          kernel->release ? kernel->release : "?",
-          exfat ? _ ("exFAT has no flush either: data at risk is bounded only by the global "
+  then = exfat ? N_ ("exFAT has no flush either: data at risk is bounded only by the global "
                      "dirty limit, eject before unplugging")
-                : _ ("keeping flush, as udisks does"));
+               : N_ ("keeping flush, as udisks does");
+  r = reason (plan,
+              N_ ("fallback: Linux %s has no per-device dirty cap (strict_limit and max_bytes "
+                  "need 6.2); %s"),
+              kernel->release ? kernel->release : "?", then);
+  vsm_reason_set_arg (r, 1, vsm_reason_new_message (then));
   return exfat ? VSM_FLUSH_MODE_OFF : VSM_FLUSH_MODE_KERNEL_FLUSH;
 }
 
@@ -349,14 +380,13 @@ starting_bandwidth (VsmPlan *plan, const VsmDevice *d, const PlanRow *row)
   if (link > 0 && link < row->bandwidth)
     {
       plan->bandwidth = link;
-      plan->bandwidth_source =
-        g_strdup_printf (_ ("starting value for %s, bounded by its %u Mb/s "
-                            "USB link"),
-                         vsm_class_to_string (plan->klass), d->usb->speed_mbps);
+      plan->bandwidth_why = vsm_reason_new (N_ ("starting value for %s, bounded by its %u Mb/s "
+                                                "USB link"),
+                                            vsm_class_to_string (plan->klass), d->usb->speed_mbps);
     }
   else
-    plan->bandwidth_source =
-      g_strdup_printf (_ ("starting value for %s"), vsm_class_to_string (plan->klass));
+    plan->bandwidth_why =
+      vsm_reason_new (N_ ("starting value for %s"), vsm_class_to_string (plan->klass));
 }
 
 /* The drive's bandwidth (measured > policy > table): what the cap is sized
@@ -368,16 +398,17 @@ plan_bandwidth (VsmPlan *plan, const VsmDevice *d, const PlanRow *row, const Vsm
   if (o && o->bandwidth > 0)
     {
       plan->bandwidth = CLAMP (o->bandwidth, VSM_POLICY_MIN_BANDWIDTH, VSM_POLICY_MAX_BANDWIDTH);
-      plan->bandwidth_source =
-        g_strdup (o->bandwidth_source ? o->bandwidth_source : _ ("measured"));
+      plan->bandwidth_why =
+        given_reason (o->bandwidth_source ? o->bandwidth_source : N_ ("measured"));
     }
   else if (policy->class_bandwidth[plan->klass] > 0)
     {
       plan->bandwidth = policy->class_bandwidth[plan->klass];
-      plan->bandwidth_source = g_strdup (_ ("class-bandwidth policy"));
+      plan->bandwidth_why = vsm_reason_new_message (N_ ("class-bandwidth policy"));
     }
   else
     starting_bandwidth (plan, d, row);
+  plan->bandwidth_source = g_strdup (plan->bandwidth_why->text);
 }
 
 /* Step 4: the cap from the bandwidth, and its knobs */
@@ -388,7 +419,9 @@ plan_cap (VsmPlan *plan, const VsmPolicy *policy, const CapMechanism *m)
   plan->cap_via = m->name;
   for (guint i = 0; i < G_N_ELEMENTS (m->knobs); i++)
     add_knob (plan, m->knobs[i], m->value (i, plan->cap_bytes));
-  reason (plan, _ ("%s: at most %g s of writing at risk"), _ (m->why), policy->max_dirty_seconds);
+  vsm_reason_set_arg (
+    reason (plan, N_ ("%s: at most %g s of writing at risk"), m->why, policy->max_dirty_seconds), 0,
+    vsm_reason_new_message (m->why));
 }
 
 /* Step 5: under the cap, whether vfat-smartd paces one big file
@@ -402,15 +435,16 @@ plan_pacing (VsmPlan *plan, const PlanRow *row)
 {
   plan->pace_writeback = row->pace;
   if (row->pace)
-    reason (plan, _ ("pacing: while one big file fills the cap, the daemon writes the mount "
-                     "back in one go, so FAT's metadata goes once per cap and not once per "
-                     "writeback round"));
+    reason (plan, N_ ("pacing: while one big file fills the cap, the daemon writes the mount "
+                      "back in one go, so FAT's metadata goes once per cap and not once per "
+                      "writeback round"));
   else
     {
       /* every managed row that is not paced says why (/plan/pacing covers each) */
       g_assert (row->no_pace_why != NULL);
-      reason (plan, _ ("pacing: off for %s: %s"), vsm_class_to_string (plan->klass),
-              _ (row->no_pace_why));
+      vsm_reason_set_arg (reason (plan, N_ ("pacing: off for %s: %s"),
+                                  vsm_class_to_string (plan->klass), row->no_pace_why),
+                          1, vsm_reason_new_message (row->no_pace_why));
     }
 }
 
@@ -421,24 +455,24 @@ explain_flush (VsmPlan *plan, const VsmKernel *kernel)
     {
     case VSM_FLUSH_FIX_PRESENT:
       if (kernel->flush_fix_variant == VSM_FLUSH_FIX_VARIANT_WAIT)
-        reason (plan, _ ("flush: the FAT flush fix (waiting form) is present, close() does not "
-                         "race the flusher and returns once the file is written; each close of "
-                         "a written file still sleeps 100 ms"));
+        reason (plan, N_ ("flush: the FAT flush fix (waiting form) is present, close() does not "
+                          "race the flusher and returns once the file is written; each close of "
+                          "a written file still sleeps 100 ms"));
       else
-        reason (plan, _ ("flush: the FAT flush fix is present, close() does not race the "
-                         "flusher, but while the flusher owns a file close() returns with its "
-                         "data still dirty (eject before unplugging); each close of a written "
-                         "file still sleeps 100 ms"));
+        reason (plan, N_ ("flush: the FAT flush fix is present, close() does not race the "
+                          "flusher, but while the flusher owns a file close() returns with its "
+                          "data still dirty (eject before unplugging); each close of a written "
+                          "file still sleeps 100 ms"));
       break;
     case VSM_FLUSH_FIX_ABSENT:
-      reason (plan, _ ("flush: without the FAT flush fix close() races the flusher (smaller "
-                       "requests on slow sticks) and each close of a written file sleeps 100 ms"));
+      reason (plan, N_ ("flush: without the FAT flush fix close() races the flusher (smaller "
+                        "requests on slow sticks) and each close of a written file sleeps 100 ms"));
       break;
     case VSM_FLUSH_FIX_UNKNOWN:
     default:
       reason (plan,
-              _ ("flush: whether close() races the flusher is unknown (%s); each close of a "
-                 "written file sleeps 100 ms"),
+              N_ ("flush: whether close() races the flusher is unknown (%s); each close of a "
+                  "written file sleeps 100 ms"),
               kernel->flush_fix_reason ? kernel->flush_fix_reason : "?");
       break;
     }
@@ -469,9 +503,9 @@ vsm_plan_compute (const VsmDevice *d, const VsmClassification *c, const VsmPolic
       else if (plan->flush_mode == VSM_FLUSH_MODE_KERNEL_FLUSH)
         explain_flush (plan, kernel);
       else if (plan->flush_mode == VSM_FLUSH_MODE_SYNC)
-        reason (plan, _ ("sync: every write waits for the drive; safest, slowest, wears flash"));
+        reason (plan, N_ ("sync: every write waits for the drive; safest, slowest, wears flash"));
       else
-        reason (plan, _ ("off: no flush and no cap; up to the global dirty limit may be at risk"));
+        reason (plan, N_ ("off: no flush and no cap; up to the global dirty limit may be at risk"));
     }
   build_mount_options (plan);
   return plan;

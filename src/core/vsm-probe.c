@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vsm-probe.h"
+#include "vsm-rundir.h"
 #include "vsm-paths.h"
 #include "vsm-state.h"
 #include "vsm-util.h"
@@ -22,7 +23,6 @@
 #include <unistd.h>
 
 #define LONG_MAX_TEXT "9223372036854775807"
-#define CACHE_FILE "flush-fix-probe.ini"
 #define CACHE_GROUP "flush-fix"
 
 const char *
@@ -395,7 +395,7 @@ probe_prepare (Probe *p, const char *tracefs_root, const char *work_dir, GError 
       return FALSE;
     }
   if (work_dir == NULL)
-    work_dir = vsm_root_dir (VSM_ROOT_STATE);
+    work_dir = vsm_rundir ();
   if (g_mkdir_with_parents (work_dir, 0700) != 0)
     return errno_error (error, work_dir);
   p->base = g_build_filename (work_dir, "probe-XXXXXX", NULL);
@@ -524,8 +524,9 @@ VsmProbeResult *
 vsm_probe_cache_load (const char *cache_dir, const char *release, const char *srcversion)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
-  g_autofree char *path =
-    g_build_filename (cache_dir ? cache_dir : vsm_root_dir (VSM_ROOT_STATE), CACHE_FILE, NULL);
+  g_autofree char *cache_name = vsm_rundir_name (VSM_RUN_FILE_PROBE_CACHE, NULL);
+  g_autofree char *path = cache_dir ? g_build_filename (cache_dir, cache_name, NULL)
+                                    : vsm_rundir_path (VSM_RUN_FILE_PROBE_CACHE, NULL);
   g_autofree char *rel = NULL, *sv = NULL, *fix = NULL, *var = NULL, *data = NULL;
   VsmProbeResult *r;
   gsize len = 0;
@@ -558,78 +559,51 @@ gboolean
 vsm_probe_cache_store (const char *cache_dir, const VsmProbeResult *r, GError **error)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
-  const char *dir = cache_dir ? cache_dir : vsm_root_dir (VSM_ROOT_STATE);
-  g_autofree char *path = g_build_filename (dir, CACHE_FILE, NULL);
+  g_autofree char *cache_name = vsm_rundir_name (VSM_RUN_FILE_PROBE_CACHE, NULL);
+  g_autofree char *data = NULL, *path = NULL;
+  gsize len = 0;
 
-  if (g_mkdir_with_parents (dir, 0755) != 0)
-    {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", dir,
-                   g_strerror (errno));
-      return FALSE;
-    }
   g_key_file_set_string (kf, CACHE_GROUP, "release", r->release ? r->release : "");
   g_key_file_set_string (kf, CACHE_GROUP, "srcversion", r->srcversion ? r->srcversion : "");
   g_key_file_set_string (kf, CACHE_GROUP, "fix", vsm_flush_fix_to_string (r->fix));
   g_key_file_set_string (kf, CACHE_GROUP, "variant", vsm_flush_fix_variant_to_string (r->variant));
   g_key_file_set_string (kf, CACHE_GROUP, "evidence", r->evidence ? r->evidence : "");
   g_key_file_set_int64 (kf, CACHE_GROUP, "probed-at", r->probed_at);
-  return g_key_file_save_to_file (kf, path, error);
+  data = g_key_file_to_data (kf, &len, NULL);
+  /* as every file of the state directory (its checks, atomic, 0644 under
+   * any umask): vsm_probe_cache_load reads it as one */
+  if (cache_dir == NULL)
+    return vsm_state_write_file (cache_name, data, len, error);
+  if (g_mkdir_with_parents (cache_dir, 0755) != 0)
+    {
+      int errsv = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s: %s", cache_dir,
+                   g_strerror (errsv));
+      return FALSE;
+    }
+  path = g_build_filename (cache_dir, cache_name, NULL);
+  return g_file_set_contents_full (path, data, len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
 }
 
-/* Releases known to carry the fix (a GRegex on uname -r). None does yet: the patch
- * is not merged anywhere. Add an entry only for a kernel checked with the probe. */
-static const struct
-{
-  const char *release_regex;
-  VsmFlushFix fix;
-} known_releases[] = {
-  { NULL, VSM_FLUSH_FIX_UNKNOWN },
-};
-
-VsmFlushFix
-vsm_flush_fix_known_release (const char *release)
-{
-  if (release == NULL)
-    return VSM_FLUSH_FIX_UNKNOWN;
-  for (gsize i = 0; i < G_N_ELEMENTS (known_releases); i++)
-    if (known_releases[i].release_regex != NULL &&
-        g_regex_match_simple (known_releases[i].release_regex, release, 0, 0))
-      return known_releases[i].fix;
-  return VSM_FLUSH_FIX_UNKNOWN;
-}
-
-gboolean
-vsm_probe_flush_fix (const char *tracefs_root, VsmFlushFix *fix_out,
-                     VsmFlushFixVariant *variant_out, GError **error)
+VsmProbeResult *
+vsm_probe_find_answer (const char *tracefs_root, const char *cache_dir, gboolean force,
+                       gboolean cached_only, char **store_note, GError **error)
 {
   g_autofree char *release = NULL, *srcversion = NULL;
-  g_autoptr (VsmProbeResult) r = NULL;
-  g_autoptr (GError) probe_error = NULL;
-  VsmFlushFix known;
+  VsmProbeResult *r = NULL;
 
   vsm_probe_current_key (&release, &srcversion);
-  r = vsm_probe_cache_load (NULL, release, srcversion);
-  if (r == NULL)
+  if (!force)
+    r = vsm_probe_cache_load (cache_dir, release, srcversion);
+  if (r == NULL && !cached_only)
     {
-      r = vsm_probe_flush_fix_run (tracefs_root, NULL, &probe_error);
-      if (r != NULL)
-        vsm_probe_cache_store (NULL, r, NULL);
+      g_autoptr (GError) store = NULL;
+      r = vsm_probe_flush_fix_run (tracefs_root, cache_dir, error);
+      if (r != NULL && !vsm_probe_cache_store (cache_dir, r, &store) && store_note != NULL)
+        *store_note = g_strdup (store->message);
     }
-  if (r != NULL)
-    {
-      *fix_out = r->fix;
-      *variant_out = r->variant;
-      return TRUE;
-    }
-  known = vsm_flush_fix_known_release (release);
-  if (known != VSM_FLUSH_FIX_UNKNOWN)
-    {
-      *fix_out = known;
-      *variant_out = VSM_FLUSH_FIX_VARIANT_UNKNOWN;
-      return TRUE;
-    }
-  *fix_out = VSM_FLUSH_FIX_UNKNOWN;
-  *variant_out = VSM_FLUSH_FIX_VARIANT_UNKNOWN;
-  g_propagate_error (error, g_steal_pointer (&probe_error));
-  return FALSE;
+  if (r == NULL && error != NULL && *error == NULL)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                 _ ("no cached probe result for this kernel and fat module"));
+  return r;
 }

@@ -63,14 +63,11 @@ gboolean vsm_probe_cache_store (const char *cache_dir, const VsmProbeResult *r, 
  * 0 for non-root readers), "builtin", or NULL when fat is not loaded. */
 void vsm_probe_current_key (char **release, char **srcversion);
 
-/* Kernel releases known to carry the fix, for when the probe cannot run. Empty for
- * now: no released kernel carries it. Returns UNKNOWN when release is not listed. */
-VsmFlushFix vsm_flush_fix_known_release (const char *release);
-
-/* Cached answer if its key matches, else probe (when allowed) and cache; else the
- * table. TRUE with fix_out and variant_out set, or FALSE
- * with error when nothing could be told. */
-gboolean vsm_probe_flush_fix (const char *tracefs_root, VsmFlushFix *fix_out,
-                              VsmFlushFixVariant *variant_out, GError **error);
+/* The cached answer if its key matches (unless force), else the probe (unless
+ * cached_only), cached. NULL with error when nothing could be told; *store_note
+ * (may be NULL) gets why a fresh answer could not be cached. */
+VsmProbeResult *vsm_probe_find_answer (const char *tracefs_root, const char *cache_dir,
+                                       gboolean force, gboolean cached_only, char **store_note,
+                                       GError **error);
 
 G_END_DECLS

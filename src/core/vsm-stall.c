@@ -126,6 +126,8 @@ vsm_stall_sample_from (VsmStallSample *out, gint64 at_usec, const VsmDirtyInfo *
 gboolean
 vsm_stall_drop_strict_limit (VsmPlan *plan, const char *why)
 {
+  VsmReason *r;
+
   for (guint i = 0; i < plan->knobs->len; i++)
     {
       VsmKnob *k = g_ptr_array_index (plan->knobs, i);
@@ -134,7 +136,8 @@ vsm_stall_drop_strict_limit (VsmPlan *plan, const char *why)
         continue;
       g_free (k->value);
       k->value = g_strdup ("0");
-      g_ptr_array_add (plan->reasons, g_strdup (why));
+      r = vsm_reason_parse (why);
+      g_ptr_array_add (plan->reasons, r ? r : vsm_reason_new_literal (why));
       return TRUE;
     }
   return FALSE;

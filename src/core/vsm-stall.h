@@ -85,8 +85,9 @@ void vsm_stall_sample_from (VsmStallSample *out, gint64 at_usec, const VsmDirtyI
 
 /* The fallback, in the plan so that it goes through the one recorded and
  * restorable apply: strict_limit is written as 0 (restore puts the
- * original back), max_bytes and the rest stay; why is added to the
- * reasons. FALSE when the plan sets no strict_limit. */
+ * original back), max_bytes and the rest stay; why (a serialized
+ * VsmReason, vsm-reason.h, or text as it is) is added to the reasons.
+ * FALSE when the plan sets no strict_limit. */
 gboolean vsm_stall_drop_strict_limit (VsmPlan *plan, const char *why);
 
 G_END_DECLS

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vsm-state.h"
+#include "vsm-rundir.h"
 #include "vsm-knobs.h"
 #include "vsm-paths.h"
 #include "vsm-util.h"
@@ -68,9 +69,11 @@ vsm_state_free (VsmState *s)
   g_free (s->fs_type);
   g_free (s->mount_options);
   g_free (s->source);
+  g_free (s->updated_by);
   g_free (s->baseline_stat);
   g_ptr_array_unref (s->knobs);
   g_ptr_array_unref (s->reasons);
+  vsm_intent_free (s->intent);
   g_free (s);
 }
 
@@ -80,7 +83,7 @@ vsm_state_new (const char *bdi)
   VsmState *s = g_new0 (VsmState, 1);
   s->bdi = g_strdup (bdi);
   s->knobs = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_knob_record_free);
-  s->reasons = g_ptr_array_new_with_free_func (g_free);
+  s->reasons = vsm_reasons_new ();
   return s;
 }
 
@@ -97,20 +100,19 @@ vsm_global_state_free (VsmGlobalState *g)
 static char *
 state_path (const char *name)
 {
-  return vsm_path (VSM_ROOT_STATE, name, NULL);
+  return g_build_filename (vsm_rundir (), name, NULL);
 }
 
 static char *
 bdi_file_name (const char *bdi)
 {
-  g_autofree char *base = g_strdelimit (g_strdup (bdi), ":", '-');
-  return g_strconcat (base, ".state", NULL);
+  return vsm_rundir_name (VSM_RUN_FILE_RECORD, bdi);
 }
 
 static gboolean
 ensure_dir (GError **error)
 {
-  const char *dir = vsm_root_dir (VSM_ROOT_STATE);
+  const char *dir = vsm_rundir ();
   struct stat st;
 
   if (g_mkdir_with_parents (dir, 0755) < 0)
@@ -133,29 +135,12 @@ ensure_dir (GError **error)
   return TRUE;
 }
 
-/* A temporary of an atomic write (NAME.XXXXXX, NAME a file of ours) */
-static gboolean
-is_temporary (const char *name)
-{
-  const char *dot = strrchr (name, '.');
-  g_autofree char *base = NULL;
-
-  if (dot == NULL || strlen (dot + 1) != 6)
-    return FALSE;
-  for (const char *p = dot + 1; *p; p++)
-    if (!g_ascii_isalnum (*p))
-      return FALSE;
-  base = g_strndup (name, (gsize)(dot - name));
-  return g_str_has_suffix (base, ".state") || g_str_has_suffix (base, ".options") ||
-         g_str_equal (base, "unmounts.log");
-}
-
 /* Under the lock: the temporaries of runs killed while they wrote (older
  * than any write takes) go. */
 static void
 remove_stale_temporaries (void)
 {
-  int dfd = open (vsm_root_dir (VSM_ROOT_STATE), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int dfd = open (vsm_rundir (), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   int fd = dfd >= 0 ? dup (dfd) : -1;
   DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
   gint64 now = g_get_real_time () / G_USEC_PER_SEC;
@@ -168,8 +153,9 @@ remove_stale_temporaries (void)
     {
       struct stat st;
 
-      if (!is_temporary (e->d_name) || fstatat (dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-          S_ISDIR (st.st_mode) || now - (gint64)st.st_mtime < VSM_STATE_STALE_TEMPORARY_S)
+      if (vsm_rundir_kind_of (e->d_name, NULL) != VSM_RUN_FILE_TEMPORARY ||
+          fstatat (dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISDIR (st.st_mode) ||
+          now - (gint64)st.st_mtime < VSM_STATE_STALE_TEMPORARY_S)
         continue;
       if (unlinkat (dfd, e->d_name, 0) == 0)
         g_debug ("removed %s, left by a run that did not finish", e->d_name);
@@ -189,7 +175,7 @@ vsm_state_lock (guint timeout_ms, GError **error)
 
   if (!ensure_dir (error))
     return -1;
-  path = state_path (".lock");
+  path = vsm_rundir_path (VSM_RUN_FILE_LOCK, NULL);
   fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
   if (fd < 0)
     {
@@ -396,6 +382,45 @@ set_opt (GKeyFile *kf, const char *key, const char *value)
     g_key_file_set_string (kf, "disk", key, value);
 }
 
+/* reasons: in English for older readers, and as message ids with their
+ * arguments (vsm-reason.h), translated where they are shown */
+static void
+save_reasons (GKeyFile *kf, GPtrArray *reasons)
+{
+  g_auto (GStrv) texts = vsm_reasons_texts (reasons);
+  g_autoptr (GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < reasons->len; i++)
+    g_ptr_array_add (ids, vsm_reason_serialize (g_ptr_array_index (reasons, i)));
+  g_key_file_set_string_list (kf, "disk", "reasons", (const char *const *)texts, reasons->len);
+  g_key_file_set_string_list (kf, "disk", "reason-ids", (const char *const *)ids->pdata, ids->len);
+}
+
+/* the ids when every one of them reads, else the texts as they are (a
+ * record from before the ids) */
+static void
+load_reasons (GKeyFile *kf, GPtrArray *reasons)
+{
+  g_auto (GStrv) texts = g_key_file_get_string_list (kf, "disk", "reasons", NULL, NULL);
+  g_auto (GStrv) ids = g_key_file_get_string_list (kf, "disk", "reason-ids", NULL, NULL);
+
+  for (char **r = ids; r && *r; r++)
+    {
+      VsmReason *reason = vsm_reason_parse (*r);
+
+      if (reason == NULL)
+        {
+          g_ptr_array_set_size (reasons, 0);
+          break;
+        }
+      g_ptr_array_add (reasons, reason);
+    }
+  if (reasons->len > 0)
+    return;
+  for (char **r = texts; r && *r; r++)
+    g_ptr_array_add (reasons, vsm_reason_new_literal (*r));
+}
+
 char *
 vsm_state_to_data (const VsmState *s, gsize *len)
 {
@@ -411,6 +436,7 @@ vsm_state_to_data (const VsmState *s, gsize *len)
   set_opt (kf, "fs-type", s->fs_type);
   set_opt (kf, "mount-options", s->mount_options);
   set_opt (kf, "source", s->source);
+  set_opt (kf, "updated-by", s->updated_by);
   set_opt (kf, "baseline-stat", s->baseline_stat);
   g_key_file_set_boolean (kf, "disk", "pending", s->pending);
   g_key_file_set_boolean (kf, "disk", "uses-global", s->uses_global);
@@ -419,9 +445,10 @@ vsm_state_to_data (const VsmState *s, gsize *len)
   g_key_file_set_uint64 (kf, "disk", "bandwidth", s->bandwidth);
   g_key_file_set_int64 (kf, "disk", "applied-at", s->applied_at);
   g_key_file_set_int64 (kf, "disk", "updated-at", s->updated_at);
-  g_key_file_set_string_list (kf, "disk", "reasons", (const char *const *)s->reasons->pdata,
-                              s->reasons->len);
+  save_reasons (kf, s->reasons);
   save_knobs (kf, "disk", s->knobs);
+  if (s->intent != NULL)
+    vsm_intent_save (s->intent, kf, "intent");
   return g_key_file_to_data (kf, len, NULL);
 }
 
@@ -438,7 +465,6 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
   g_autoptr (VsmState) s = NULL;
   g_autoptr (GError) local = NULL;
   g_autofree char *bdi = NULL;
-  g_auto (GStrv) reasons = NULL;
 
   if (!g_key_file_load_from_data (kf, data, len, G_KEY_FILE_NONE, &local))
     {
@@ -461,6 +487,7 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
   s->fs_type = get_opt (kf, "fs-type");
   s->mount_options = get_opt (kf, "mount-options");
   s->source = get_opt (kf, "source");
+  s->updated_by = get_opt (kf, "updated-by");
   s->baseline_stat = get_opt (kf, "baseline-stat");
   s->pending = g_key_file_get_boolean (kf, "disk", "pending", NULL);
   s->uses_global = g_key_file_get_boolean (kf, "disk", "uses-global", NULL);
@@ -471,9 +498,7 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
   s->bandwidth = g_key_file_get_uint64 (kf, "disk", "bandwidth", NULL);
   s->applied_at = g_key_file_get_int64 (kf, "disk", "applied-at", NULL);
   s->updated_at = g_key_file_get_int64 (kf, "disk", "updated-at", NULL);
-  reasons = g_key_file_get_string_list (kf, "disk", "reasons", NULL, NULL);
-  for (char **r = reasons; r && *r; r++)
-    g_ptr_array_add (s->reasons, g_strdup (*r));
+  load_reasons (kf, s->reasons);
   if (s->disk_name != NULL && (strchr (s->disk_name, '/') || strstr (s->disk_name, "..")))
     {
       g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("state: bad disk name"));
@@ -481,6 +506,14 @@ vsm_state_from_data (const char *data, gsize len, GError **error)
     }
   if (!load_knobs (kf, "disk", s->bdi, s->knobs, error))
     return NULL;
+  /* none in a record from before intents were kept: a re-apply plans as
+   * it did then, from the policy and the measurement */
+  s->intent = vsm_intent_load (kf, "intent", &local);
+  if (local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
   return g_steal_pointer (&s);
 }
 
@@ -609,7 +642,7 @@ vsm_state_list (GPtrArray *corrupt, GError **error)
 {
   g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify)vsm_state_free);
   g_autoptr (GError) local = NULL;
-  g_autoptr (GDir) dir = g_dir_open (vsm_root_dir (VSM_ROOT_STATE), 0, &local);
+  g_autoptr (GDir) dir = g_dir_open (vsm_rundir (), 0, &local);
   const char *name;
 
   if (dir == NULL)
@@ -625,7 +658,8 @@ vsm_state_list (GPtrArray *corrupt, GError **error)
       g_autofree char *bdi = NULL;
       VsmState *s;
 
-      if (!g_str_has_suffix (name, ".state") || g_str_equal (name, "global.state"))
+      if (!g_str_has_suffix (name, ".state") ||
+          vsm_rundir_kind_of (name, NULL) == VSM_RUN_FILE_GLOBAL)
         continue;
       bdi = g_strndup (name, strlen (name) - strlen (".state"));
       g_strdelimit (bdi, "-", ':');
@@ -685,7 +719,7 @@ vsm_global_state_from_data (const char *data, gsize len, GError **error)
 VsmGlobalState *
 vsm_global_state_load (GError **error)
 {
-  g_autofree char *path = state_path ("global.state");
+  g_autofree char *path = vsm_rundir_path (VSM_RUN_FILE_GLOBAL, NULL);
   g_autofree char *data = NULL;
   g_autoptr (GError) local = NULL;
   VsmGlobalState *g;
@@ -709,17 +743,18 @@ vsm_global_state_save (const VsmGlobalState *g, GError **error)
 {
   g_autoptr (GKeyFile) kf = NULL;
   g_autofree char *data = NULL;
+  g_autofree char *name = vsm_rundir_name (VSM_RUN_FILE_GLOBAL, NULL);
   gsize len = 0;
 
   if (g->owners->len == 0)
-    return vsm_state_remove_file ("global.state", error);
+    return vsm_state_remove_file (name, error);
 
   kf = g_key_file_new ();
   g_key_file_set_string_list (kf, "global", "owners", (const char *const *)g->owners->pdata,
                               g->owners->len);
   save_knobs (kf, "global", g->knobs);
   data = g_key_file_to_data (kf, &len, NULL);
-  return write_atomic ("global.state", data, len, error);
+  return write_atomic (name, data, len, error);
 }
 
 gboolean

@@ -7,6 +7,9 @@
  */
 #pragma once
 
+#include "vsm-intent.h"
+#include "vsm-reason.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -36,7 +39,8 @@ typedef struct
   char *flush_mode;
   char *fs_type;
   char *mount_options;
-  char *source; /* "cli", "udev", "mount" */
+  char *source;     /* who applied first, and owns the knobs: "cli", "udev", "mount" */
+  char *updated_by; /* who applied last ("daemon" for its re-applies); NULL in older records */
   guint64 cap_bytes;
   guint64 bandwidth;
   gint64 applied_at; /* g_get_real_time () */
@@ -46,7 +50,8 @@ typedef struct
   gboolean uses_global;    /* an owner of the vm.* knobs in global.state */
   gboolean pace_writeback; /* the plan's: vfat-smartd may pace (TRUE in older records) */
   GPtrArray *knobs;        /* VsmKnobRecord*, in the order written */
-  GPtrArray *reasons;      /* char* */
+  GPtrArray *reasons;      /* VsmReason* */
+  VsmIntent *intent;       /* what the last apply was asked; NULL in older records */
 } VsmState;
 
 void vsm_state_free (VsmState *state);

@@ -254,3 +254,15 @@ vsm_dirty_info_read (const char *bdi, VsmDirtyInfo *out)
   text = vsm_read_attr (meminfo, NULL);
   vsm_meminfo_parse (text, out);
 }
+
+guint64
+vsm_at_risk_bytes (const VsmDirtyInfo *di, guint64 cap, gboolean wrote_lately, const char **kind)
+{
+  guint64 at_risk = di->valid ? di->dirty_bytes + di->writeback_bytes : 0;
+
+  if (kind != NULL)
+    *kind = di->per_device ? "device" : "system";
+  if (di->per_device)
+    return at_risk;
+  return !wrote_lately ? 0 : cap > 0 ? MIN (at_risk, cap) : at_risk;
+}

@@ -69,4 +69,12 @@ void vsm_dirty_info_discount_residual (VsmDirtyInfo *di, guint64 error_bytes);
  * else /proc/meminfo */
 void vsm_dirty_info_read (const char *bdi, VsmDirtyInfo *out);
 
+/* Data at risk on a drive, the one figure status, watch, the daemon and the
+ * agent show. With debugfs, the drive's own dirty and writeback bytes
+ * (kind "device"). Without, the whole system's: an upper bound, within the
+ * drive's cap when it has one (cap 0: none), and nothing when the drive has
+ * not written lately (kind "system"). *kind (may be NULL) gets the kind. */
+guint64 vsm_at_risk_bytes (const VsmDirtyInfo *di, guint64 cap, gboolean wrote_lately,
+                           const char **kind);
+
 G_END_DECLS

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vsm-user-options.h"
+#include "vsm-rundir.h"
 #include "vsm-knobs.h"
 #include "vsm-paths.h"
 #include "vsm-state.h"
@@ -237,28 +238,43 @@ vsm_user_options_mount_key (guint32 uid, const char *const *mount_points)
 
 /* ---- the file ---- */
 
+void
+vsm_user_options_apply_for_kernel (const VsmUserOptions *o, VsmPolicy *policy, gboolean device_cap)
+{
+  if (o != NULL && (device_cap || g_strcmp0 (o->source, VSM_OPTIONS_BY_USER) != 0))
+    vsm_user_options_apply (o, policy);
+}
+
 static char *
 file_name (const char *bdi)
 {
-  g_autofree char *base = g_strdelimit (g_strdup (bdi), ":", '-');
-  return g_strconcat (base, ".options", NULL);
+  return vsm_rundir_name (VSM_RUN_FILE_OPTIONS, bdi);
+}
+
+static gint
+compare_keys (gconstpointer a, gconstpointer b, gpointer unused)
+{
+  return g_strcmp0 (*(const char *const *)a, *(const char *const *)b);
 }
 
 char *
 vsm_user_options_to_data (const VsmUserOptions *o, gsize *len)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
-  GHashTableIter it;
-  gpointer k, v;
 
   g_key_file_set_string (kf, GROUP, "source", o->source);
   g_key_file_set_uint64 (kf, GROUP, "uid", o->uid);
   g_key_file_set_string (kf, GROUP, "mount", o->mount ? o->mount : "");
-  g_hash_table_iter_init (&it, o->values);
-  while (g_hash_table_iter_next (&it, &k, &v))
+  g_autofree gpointer *keys = NULL;
+  guint n = 0;
+
+  /* in the same order every time: a record written twice reads the same */
+  keys = g_hash_table_get_keys_as_array (o->values, &n);
+  g_qsort_with_data (keys, n, sizeof (gpointer), compare_keys, NULL);
+  for (guint i = 0; i < n; i++)
     {
-      g_autofree char *text = g_variant_print (v, TRUE);
-      g_key_file_set_string (kf, "values", k, text);
+      g_autofree char *text = g_variant_print (g_hash_table_lookup (o->values, keys[i]), TRUE);
+      g_key_file_set_string (kf, "values", keys[i], text);
     }
   return g_key_file_to_data (kf, len, NULL);
 }
@@ -340,7 +356,7 @@ vsm_user_options_load (const char *bdi, GError **error)
   if (!vsm_bdi_is_valid (bdi))
     return bad_file (error, "bad bdi"), NULL;
   name = file_name (bdi);
-  path = vsm_path (VSM_ROOT_STATE, name, NULL);
+  path = g_build_filename (vsm_rundir (), name, NULL);
   if (!vsm_state_read_file (path, &data, &len, error))
     return NULL;
   return vsm_user_options_from_data (data, len, error);
@@ -354,11 +370,11 @@ vsm_user_options_remove (const char *bdi, GError **error)
   if (!vsm_bdi_is_valid (bdi))
     return bad_file (error, "bad bdi");
   name = file_name (bdi);
-  path = vsm_path (VSM_ROOT_STATE, name, NULL);
+  path = g_build_filename (vsm_rundir (), name, NULL);
   if (g_unlink (path) < 0 && errno != ENOENT)
     {
       int errsv = errno;
-      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, "cannot remove %s: %s", path,
+      g_set_error (error, VSM_ERROR, VSM_ERROR_STATE, _ ("cannot remove %s: %s"), path,
                    g_strerror (errsv));
       return FALSE;
     }

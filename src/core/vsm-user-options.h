@@ -51,6 +51,12 @@ gboolean vsm_user_options_update (VsmUserOptions *o, GVariant *options, const Vs
  * the clamp is the one in force. */
 void vsm_user_options_apply (const VsmUserOptions *o, VsmPolicy *policy);
 
+/* vsm_user_options_apply where the options may count: an admin's always,
+ * a user's only where the kernel has per-device caps (no user value ever
+ * reaches a vm.* knob). o may be NULL. */
+void vsm_user_options_apply_for_kernel (const VsmUserOptions *o, VsmPolicy *policy,
+                                        gboolean device_cap);
+
 /* "uid=N;/media/u/STICK;..." : options belong to one mount of one user;
  * the mount points sorted (the key is the same in whatever order they
  * come) */

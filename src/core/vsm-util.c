@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <stdarg.h>
 #include <unistd.h>
 
 GQuark
@@ -268,4 +269,16 @@ vsm_enum_from_nick (GType type, const char *nick, int *out)
     return FALSE;
   *out = v->value;
   return TRUE;
+}
+
+void
+vsm_note (GPtrArray *notes, const char *format, ...)
+{
+  va_list args;
+
+  if (notes == NULL)
+    return;
+  va_start (args, format);
+  g_ptr_array_add (notes, g_strdup_vprintf (format, args));
+  va_end (args);
 }

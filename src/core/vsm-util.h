@@ -49,6 +49,9 @@ gboolean vsm_write_file_atomic (const char *path, const char *data, gsize len, m
  * output charset is not UTF-8 (g_get_charset ()); "38.0 MiB" */
 char *vsm_format_size (guint64 bytes, GFormatSizeFlags flags);
 char *vsm_format_bytes (guint64 bytes);
+
+/* one line for a person (a front end prints them) added to notes (may be NULL) */
+void vsm_note (GPtrArray *notes, const char *format, ...) G_GNUC_PRINTF (2, 3);
 char *vsm_format_rate (double bytes_per_second);
 
 /* The nick of an enum value (generated with glib-mkenums), or fallback. */

@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "vsmd-bouncer.h"
-#include "vsmd-error.h"
+#include "vsm-dbus-contract.h"
 
 #include <polkit/polkit.h>
 
@@ -84,7 +84,7 @@ static void
 check_deny (Check *c, const char *why)
 {
   g_dbus_method_invocation_return_error (
-    c->invocation, VSMD_ERROR, VSMD_ERROR_NOT_AUTHORIZED, "%s needs %s: %s",
+    c->invocation, VSM_DBUS_ERROR, VSM_DBUS_ERROR_NOT_AUTHORIZED, "%s needs %s: %s",
     g_dbus_method_invocation_get_method_name (c->invocation), c->action, why);
   check_free (c);
 }

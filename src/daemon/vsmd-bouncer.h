@@ -27,7 +27,7 @@ typedef struct _VsmdAuthTarget VsmdAuthTarget;
 
 /* Called with the check's data when the answer came (polkit may have shown
  * a password dialog for a long while), before the method runs: FALSE with
- * error (VSMD_ERROR_TARGET_CHANGED) when the target is no longer the one
+ * error (VSM_DBUS_ERROR_TARGET_CHANGED) when the target is no longer the one
  * the check was made for; the caller gets that error. */
 typedef gboolean (*VsmdAuthRecheck) (gpointer data, const VsmdAuthTarget *was, GError **error);
 

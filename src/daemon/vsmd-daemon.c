@@ -7,14 +7,11 @@
 #include "vsmd-daemon.h"
 #include "vsmd-bouncer.h"
 #include "vsmd-device.h"
-#include "vsmd-error.h"
-#include "vsmd-generated.h"
+#include "vsm-dbus-contract.h"
 #include "vsmd-limits.h"
 #include "vsmd-udisks.h"
 
-#include "vsm-manager.h"
-#include "vsm-paths.h"
-#include "vsm-util.h"
+#include "vsm.h"
 
 #include <gio/gunixmounts.h>
 
@@ -94,6 +91,7 @@ static void
 vsmd_daemon_class_init (VsmdDaemonClass *klass)
 {
   G_OBJECT_CLASS (klass)->dispose = vsmd_daemon_dispose;
+  vsm_dbus_errors_register ();
   signals[SIGNAL_IDLE] = g_signal_new ("idle", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                        NULL, NULL, NULL, G_TYPE_NONE, 0);
   signals[SIGNAL_STOPPED] = g_signal_new ("stopped", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
@@ -320,8 +318,16 @@ on_records_changed (GFileMonitor *m, GFile *file, GFile *other, GFileMonitorEven
                     VsmdDaemon *self)
 {
   g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *bdi = NULL;
+  VsmdDevice *d;
 
-  if (!g_str_has_suffix (name, ".state"))
+  /* only records: the daemon's own options, the unmount log, udev's stamps,
+   * the probe cache, the lock and temporaries are no news */
+  if (vsm_rundir_kind_of (name, &bdi) != VSM_RUN_FILE_RECORD)
+    return;
+  /* nor is a record the daemon wrote itself */
+  d = g_hash_table_lookup (self->devices, bdi);
+  if (d != NULL && vsmd_device_wrote_record (d))
     return;
   g_clear_handle_id (&self->rescan_id, g_source_remove);
   self->rescan_id = g_timeout_add (200, on_rescan_due, self);
@@ -330,13 +336,13 @@ on_records_changed (GFileMonitor *m, GFile *file, GFile *other, GFileMonitorEven
 static void
 watch_records (VsmdDaemon *self)
 {
-  g_autoptr (GFile) dir = g_file_new_for_path (vsm_root_dir (VSM_ROOT_STATE));
+  g_autoptr (GFile) dir = g_file_new_for_path (vsm_rundir ());
   g_autoptr (GError) error = NULL;
 
-  g_mkdir_with_parents (vsm_root_dir (VSM_ROOT_STATE), 0755);
+  g_mkdir_with_parents (vsm_rundir (), 0755);
   self->records = g_file_monitor_directory (dir, G_FILE_MONITOR_NONE, NULL, &error);
   if (self->records == NULL)
-    g_warning ("cannot watch %s: %s", vsm_root_dir (VSM_ROOT_STATE), error->message);
+    g_warning ("cannot watch %s: %s", vsm_rundir (), error->message);
   else
     g_signal_connect (self->records, "changed", G_CALLBACK (on_records_changed), self);
 }
@@ -412,7 +418,7 @@ restore_all_done (GObject *source, GAsyncResult *res, gpointer data)
   if (g_task_propagate_boolean (G_TASK (res), &error))
     g_dbus_method_invocation_return_value (inv, NULL);
   else
-    g_dbus_method_invocation_take_error (inv, vsmd_error_from_core (error));
+    g_dbus_method_invocation_take_error (inv, vsm_dbus_error_from_core (error));
   self->restores_running--;
   rescan (self);
   check_stopped (self);
@@ -424,7 +430,7 @@ refuse_when_stopping (VsmdDaemon *self, GDBusMethodInvocation *inv)
 {
   if (!self->stopping)
     return FALSE;
-  g_dbus_method_invocation_return_error_literal (inv, VSMD_ERROR, VSMD_ERROR_BUSY,
+  g_dbus_method_invocation_return_error_literal (inv, VSM_ERROR, VSM_ERROR_BUSY,
                                                  "vfat-smartd is shutting down");
   return TRUE;
 }
@@ -441,7 +447,7 @@ do_restore_all (GDBusMethodInvocation *inv, gpointer data)
   /* an apply waiting for the lock would undo it */
   if (workers_running (self) > 0)
     {
-      g_dbus_method_invocation_return_error_literal (inv, VSMD_ERROR, VSMD_ERROR_BUSY,
+      g_dbus_method_invocation_return_error_literal (inv, VSM_ERROR, VSM_ERROR_BUSY,
                                                      "an apply or restore is running");
       return;
     }
@@ -556,7 +562,7 @@ vsmd_daemon_start (VsmdDaemon *self, GDBusConnection *connection, GError **error
   g_signal_connect (self->manager, "handle-list-devices", G_CALLBACK (on_list_devices), self);
   g_signal_connect (self->manager, "handle-restore-all", G_CALLBACK (on_restore_all), self);
   if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (self->manager), connection,
-                                         VSMD_MANAGER_PATH, error))
+                                         VSM_DBUS_MANAGER_PATH, error))
     return FALSE;
 
   self->udev = g_udev_client_new (subsystems);

@@ -12,9 +12,6 @@
 
 G_BEGIN_DECLS
 
-#define VSMD_BUS_NAME "org.vfatsmart.VfatSmart1"
-#define VSMD_MANAGER_PATH "/org/vfatsmart/VfatSmart1"
-
 #define VSMD_TYPE_DAEMON (vsmd_daemon_get_type ())
 G_DECLARE_FINAL_TYPE (VsmdDaemon, vsmd_daemon, VSMD, DAEMON, GObject)
 

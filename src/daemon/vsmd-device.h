@@ -10,14 +10,12 @@
  */
 #pragma once
 
-#include "vsm-manager.h"
+#include "vsm.h"
 #include "vsmd-bouncer.h"
 
 #include <gio/gio.h>
 
 G_BEGIN_DECLS
-
-#define VSMD_DEVICES_PATH "/org/vfatsmart/VfatSmart1/devices"
 
 #define VSMD_TYPE_DEVICE (vsmd_device_get_type ())
 G_DECLARE_FINAL_TYPE (VsmdDevice, vsmd_device, VSMD, DEVICE, GObject)
@@ -27,12 +25,9 @@ VsmdDevice *vsmd_device_new (VsmdBouncer *bouncer, const VsmState *state);
 
 const char *vsmd_device_get_bdi (VsmdDevice *device);
 const char *vsmd_device_get_object_path (VsmdDevice *device);
-gboolean vsmd_device_is_mounted (VsmdDevice *device);
 guint64 vsmd_device_get_at_risk_bytes (VsmdDevice *device);
 /* data is at risk, or an apply is running */
 gboolean vsmd_device_is_busy (VsmdDevice *device);
-/* an apply or restore runs in a worker ("job-done" when it ended) */
-gboolean vsmd_device_is_applying (VsmdDevice *device);
 /* what of it runs in workers: the apply or restore, the history writes
  * ("job-done" when each ended) */
 guint vsmd_device_workers (VsmdDevice *device);
@@ -46,6 +41,10 @@ void vsmd_device_unexport (VsmdDevice *device);
 /* the record was found pending (an apply that did not finish): undo it and
  * apply this drive's plan in its place, off the main loop */
 void vsmd_device_finish_pending (VsmdDevice *device);
+/* The record is there and its last change is the daemon's own (a job of
+ * this disk runs, or the record is as its last job left it): the
+ * directory watch's event for it is no news. A record that went always is. */
+gboolean vsmd_device_wrote_record (VsmdDevice *device);
 /* the record changed on disk (another front end applied) */
 void vsmd_device_update_state (VsmdDevice *device, const VsmState *state);
 /* mount points from udisks (NULL: ask libmount) */

@@ -5,7 +5,8 @@
 #include "config.h"
 
 #include "vsmd-limits.h"
-#include "vsmd-error.h"
+#include "vsm-dbus-contract.h"
+#include "vsm.h"
 
 #include <string.h>
 
@@ -30,14 +31,14 @@ check_string (const char *text, const char *key, GError **error)
 
   if (len > VSMD_MAX_STRING_BYTES)
     {
-      g_set_error (error, VSMD_ERROR, VSMD_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT,
                    "%s: a string is too long (%" G_GSIZE_FORMAT " bytes, at most %u)", key, len,
                    VSMD_MAX_STRING_BYTES);
       return FALSE;
     }
   if (has_control (text))
     {
-      g_set_error (error, VSMD_ERROR, VSMD_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT,
                    "%s: a string has a control character", key);
       return FALSE;
     }
@@ -53,7 +54,7 @@ check_value (GVariant *v, const char *key, guint depth, GError **error)
 
   if (depth > MAX_DEPTH)
     {
-      g_set_error (error, VSMD_ERROR, VSMD_ERROR_INVALID_ARGUMENT, "%s: nested too deep", key);
+      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT, "%s: nested too deep", key);
       return FALSE;
     }
   if (g_variant_is_of_type (v, G_VARIANT_TYPE_STRING) ||
@@ -65,7 +66,7 @@ check_value (GVariant *v, const char *key, guint depth, GError **error)
   n = g_variant_n_children (v);
   if (n > VSMD_MAX_ITEMS)
     {
-      g_set_error (error, VSMD_ERROR, VSMD_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT,
                    "%s: too many items (%" G_GSIZE_FORMAT ", at most %u)", key, n, VSMD_MAX_ITEMS);
       return FALSE;
     }
@@ -90,7 +91,7 @@ vsmd_limits_check_options (GVariant *options, GError **error)
 
   if (n > VSMD_MAX_OPTIONS)
     {
-      g_set_error (error, VSMD_ERROR, VSMD_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT,
                    "too many options (%" G_GSIZE_FORMAT ", at most %u)", n, VSMD_MAX_OPTIONS);
       return FALSE;
     }
@@ -105,7 +106,7 @@ vsmd_limits_check_options (GVariant *options, GError **error)
     }
   if (g_variant_get_size (options) > VSMD_MAX_OPTIONS_BYTES)
     {
-      g_set_error (error, VSMD_ERROR, VSMD_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT,
                    "the options are too large (%" G_GSIZE_FORMAT " bytes, at most %u)",
                    g_variant_get_size (options), VSMD_MAX_OPTIONS_BYTES);
       return FALSE;
@@ -173,15 +174,9 @@ vsmd_limits_take_call (GDBusMethodInvocation *inv)
       b->tokens -= 1.0;
       return TRUE;
     }
-  g_dbus_method_invocation_return_error (inv, VSMD_ERROR, VSMD_ERROR_BUSY,
+  g_dbus_method_invocation_return_error (inv, VSM_ERROR, VSM_ERROR_BUSY,
                                          "too many calls from this caller (at most %u a second); "
                                          "try again in a second",
                                          VSMD_CALLS_PER_SECOND);
   return FALSE;
-}
-
-void
-vsmd_limits_reset (void)
-{
-  g_clear_pointer (&buckets, g_hash_table_unref);
 }

@@ -26,15 +26,12 @@ G_BEGIN_DECLS
 #define VSMD_CALLS_PER_SECOND 5
 
 /* TRUE when options (a{sv}) are within the bounds above; else
- * VSMD_ERROR_INVALID_ARGUMENT saying which bound (never quoting the
+ * VSM_ERROR_INVALID_ARGUMENT saying which bound (never quoting the
  * offending text). */
 gboolean vsmd_limits_check_options (GVariant *options, GError **error);
 
 /* TRUE when the caller of inv may make another call now (it is counted);
- * else inv is answered with VSMD_ERROR_BUSY and the result is FALSE. */
+ * else inv is answered with VSM_ERROR_BUSY and the result is FALSE. */
 gboolean vsmd_limits_take_call (GDBusMethodInvocation *inv);
-
-/* tests: forget every caller's count */
-void vsmd_limits_reset (void);
 
 G_END_DECLS

@@ -5,7 +5,8 @@
 #include "config.h"
 
 #include "vsmd-daemon.h"
-#include "vsm-paths.h"
+#include "vsm-dbus-contract.h"
+#include "vsm.h"
 #include "vsm-program.h"
 
 #include <glib-unix.h>
@@ -125,7 +126,7 @@ main (int argc, char **argv)
   s.loop = g_main_loop_new (NULL, FALSE);
   g_unix_signal_add (SIGTERM, on_signal, &s);
   g_unix_signal_add (SIGINT, on_signal, &s);
-  owner = g_bus_own_name (G_BUS_TYPE_SYSTEM, VSMD_BUS_NAME,
+  owner = g_bus_own_name (G_BUS_TYPE_SYSTEM, VSM_DBUS_NAME,
                           G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT |
                             (replace ? G_BUS_NAME_OWNER_FLAGS_REPLACE : 0),
                           on_bus_acquired, on_name_acquired, on_name_lost, &s, NULL);

@@ -6,12 +6,9 @@
 
 #include "vsmd-options.h"
 #include "vsmd-bouncer.h"
-#include "vsmd-error.h"
+#include "vsm-dbus-contract.h"
 
-#include "vsm-device.h"
-#include "vsm-kernel.h"
-#include "vsm-plan.h"
-#include "vsm-util.h"
+#include "vsm.h"
 
 #include <sys/stat.h>
 
@@ -29,11 +26,11 @@ vsmd_options_update (const char *bdi, const VsmUserOptions *current, GDBusMethod
 
   if (!vsm_user_options_update (o, options, admin, as_user, uid, notes, &error))
     {
-      int code = g_error_matches (error, VSM_ERROR, VSM_ERROR_PERMISSION)
-                   ? VSMD_ERROR_NOT_AUTHORIZED
-                   : VSMD_ERROR_INVALID_ARGUMENT;
+      gboolean denied = g_error_matches (error, VSM_ERROR, VSM_ERROR_PERMISSION);
       g_message ("%s: SetOptions of uid %u refused: %s", bdi, uid, error->message);
-      g_dbus_method_invocation_return_error_literal (inv, VSMD_ERROR, code, error->message);
+      g_dbus_method_invocation_return_error_literal (
+        inv, denied ? VSM_DBUS_ERROR : VSM_ERROR,
+        denied ? VSM_DBUS_ERROR_NOT_AUTHORIZED : VSM_ERROR_INVALID_ARGUMENT, error->message);
       return NULL;
     }
   for (guint i = 0; i < notes->len; i++)
@@ -51,6 +48,8 @@ vsmd_options_ignore_drive (const VsmUserOptions *o, const char *disk_syspath)
   g_autoptr (VsmPolicy) p = NULL;
   const char *which = NULL;
 
+  /* it may read the disk's superblock: never on the daemon's main loop */
+  g_return_val_if_fail (!g_main_context_is_owner (g_main_context_default ()), FALSE);
   if (o == NULL || !g_hash_table_contains (o->values, "ignore-devices"))
     return FALSE;
   p = vsm_policy_load ();
@@ -117,10 +116,7 @@ void
 vsmd_options_policy_for (VsmPolicy *p, const VsmUserOptions *o, gboolean mounted,
                          gboolean device_cap)
 {
-  gboolean by_user = o && g_strcmp0 (o->source, VSM_OPTIONS_BY_USER) == 0;
-
-  if (o != NULL && (device_cap || !by_user))
-    vsm_user_options_apply (o, p);
+  vsm_user_options_apply_for_kernel (o, p, device_cap);
   if (!device_cap && !mounted)
     p->allow_global_knobs = FALSE;
 }
@@ -130,20 +126,4 @@ vsmd_options_kernel_has_device_cap (const char *bdi)
 {
   g_autoptr (VsmKernel) k = vsm_kernel_probe (bdi, VSM_FLUSH_FIX_UNKNOWN);
   return k->has_strict_limit && k->has_max_bytes;
-}
-
-gboolean
-vsmd_options_global_due (gboolean device_cap, gboolean mounted, int *planned_for)
-{
-  g_autoptr (VsmPolicy) p = NULL;
-
-  if (device_cap || *planned_for == (int)mounted)
-    return FALSE;
-  p = vsm_policy_load ();
-  if (!p->allow_global_knobs)
-    return FALSE;
-  g_message ("vm.* knobs: a managed drive was %s: applying again",
-             mounted ? "mounted" : "unmounted");
-  *planned_for = mounted;
-  return TRUE;
 }

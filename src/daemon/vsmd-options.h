@@ -9,8 +9,8 @@
  */
 #pragma once
 
-#include "vsm-user-options.h"
-#include "vsmd-generated.h"
+#include "vsm.h"
+#include "vsm-dbus-contract.h"
 
 G_BEGIN_DECLS
 
@@ -20,7 +20,8 @@ VsmUserOptions *vsmd_options_update (const char *bdi, const VsmUserOptions *curr
                                      GDBusMethodInvocation *invocation, guint32 caller_uid,
                                      const char *granted);
 
-/* the options' ignore-devices (and the admin's) match the disk */
+/* the options' ignore-devices (and the admin's) match the disk; it may read the
+ * disk's superblock: only in a worker, never on the main loop (B4) */
 gboolean vsmd_options_ignore_drive (const VsmUserOptions *options, const char *disk_syspath);
 
 /* kept for a restart (options NULL or empty: the file goes) */
@@ -39,10 +40,6 @@ guint32 vsmd_options_mount_point_owner (const char *const *mount_points);
 void vsmd_options_policy_for (VsmPolicy *policy, const VsmUserOptions *options, gboolean mounted,
                               gboolean device_cap);
 gboolean vsmd_options_kernel_has_device_cap (const char *bdi);
-/* Without per-device caps and with allow-global-knobs, a mount or an
- * unmount changes whether the drive holds the vm.* knobs: TRUE when an
- * apply is due (*planned_for: what the last one was for). */
-gboolean vsmd_options_global_due (gboolean device_cap, gboolean mounted, int *planned_for);
 
 /* the Policy property from the policy in force */
 void vsmd_options_publish (VsmDbusDevice *skeleton, const VsmPolicy *policy);

@@ -30,8 +30,7 @@
 
 #include "vsmd-pacer.h"
 
-#include "vsm-paths.h"
-#include "vsm-stats.h"
+#include "vsm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -79,19 +78,6 @@ dirtied_now (VsmdPacer *p)
 
   vsm_dirty_info_read (p->bdi, &di);
   return di.valid && di.per_device ? di.dirtied_bytes : 0;
-}
-
-/* the mount's device is disk_name or one of its partitions */
-static gboolean
-dev_is_on_disk (dev_t dev, const char *disk_name)
-{
-  g_autofree char *majmin = g_strdup_printf ("%u:%u", major (dev), minor (dev));
-  g_autofree char *link = vsm_path (VSM_ROOT_SYSFS, "dev", "block", majmin, NULL);
-  g_autofree char *real = realpath (link, NULL);
-  g_autofree char *tail = g_strconcat ("/block/", disk_name, NULL);
-  g_autofree char *inner = g_strconcat (tail, "/", NULL);
-
-  return real && (g_str_has_suffix (real, tail) || strstr (real, inner) != NULL);
 }
 
 /* the same file system is still mounted there (not the directory under it
@@ -225,6 +211,7 @@ VsmdPacer *
 vsmd_pacer_start (const char *bdi, const char *disk_name, const char *mount_point, VsmdPacerJob job,
                   GError **error)
 {
+  g_autofree char *disk = NULL;
   VsmdPacer *p;
   GThread *t;
   struct stat st;
@@ -237,7 +224,8 @@ vsmd_pacer_start (const char *bdi, const char *disk_name, const char *mount_poin
                    g_strerror (e));
       return NULL;
     }
-  if (!dev_is_on_disk (st.st_dev, disk_name))
+  disk = vsm_path (VSM_ROOT_SYSFS, "block", disk_name, NULL);
+  if (!vsm_devno_is_on_disk (st.st_dev, disk))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _ ("%s is not on %s"), mount_point,
                    disk_name);

@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "vsmd-udisks.h"
-#include "vsm-paths.h"
+#include "vsm.h"
 
 #include <string.h>
 #include <sys/sysmacros.h>
@@ -102,30 +102,20 @@ vsmd_udisks_new (void)
   return u;
 }
 
-/* the block device numbered devnum is the disk or one of its partitions */
-static gboolean
-block_is_on_disk (guint64 devnum, const char *disk_syspath)
-{
-  g_autofree char *num = g_strdup_printf ("%u:%u", major (devnum), minor (devnum));
-  g_autofree char *link = vsm_path (VSM_ROOT_SYSFS, "dev", "block", num, NULL);
-  g_autofree char *real = realpath (link, NULL);
-  g_autofree char *disk = realpath (disk_syspath, NULL);
-  gsize n = disk ? strlen (disk) : 0;
-
-  return real && disk && g_str_has_prefix (real, disk) && (real[n] == '\0' || real[n] == '/');
-}
-
 GStrv
 vsmd_udisks_mount_points (VsmdUdisks *u, const char *disk_syspath)
 {
   g_autoptr (GStrvBuilder) out = NULL;
+  g_autofree char *owner = NULL;
   GDBusObjectManager *m;
   GList *objects;
 
   if (u->client == NULL)
     return NULL;
   m = udisks_client_get_object_manager (u->client);
-  if (g_dbus_object_manager_client_get_name_owner (G_DBUS_OBJECT_MANAGER_CLIENT (m)) == NULL)
+  /* a copy (transfer full) */
+  owner = g_dbus_object_manager_client_get_name_owner (G_DBUS_OBJECT_MANAGER_CLIENT (m));
+  if (owner == NULL)
     return NULL;
   out = g_strv_builder_new ();
   objects = g_dbus_object_manager_get_objects (m);
@@ -136,7 +126,7 @@ vsmd_udisks_mount_points (VsmdUdisks *u, const char *disk_syspath)
       const char *const *points = fs ? udisks_filesystem_get_mount_points (fs) : NULL;
 
       if (block && points &&
-          block_is_on_disk (udisks_block_get_device_number (block), disk_syspath))
+          vsm_devno_is_on_disk ((dev_t)udisks_block_get_device_number (block), disk_syspath))
         g_strv_builder_addv (out, (const char **)points);
     }
   g_list_free_full (objects, g_object_unref);

@@ -26,7 +26,7 @@ usage (FILE *to)
               "  -f  fake: plan, but change nothing     -n  do not write utab\n"
               "  -s  tolerate unknown options           -r  read-only   -w  read-write\n"
               "  -v  say what is done and why           -o  options     -N  mount namespace\n"
-              "  -o x-vfat-smart.class=CLASS            treat the drive as CLASS\n\n"
+              "  -o vfat-smart.class=CLASS              treat the drive as CLASS\n\n"
               "Exit status as mount(8): 0 success, 1 usage or permissions, 32 mount failure.\n"
               "See mount.vfat-smart(8).\n"));
 }

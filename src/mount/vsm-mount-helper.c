@@ -6,9 +6,7 @@
 #include "config.h"
 
 #include "vsm-mount-helper.h"
-#include "vsm-manager.h"
-#include "vsm-mount.h"
-#include "vsm-util.h"
+#include "vsm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,19 +17,6 @@
 #include <unistd.h>
 
 G_DEFINE_QUARK (vsm - mount - error - quark, vsm_mount_error)
-
-G_GNUC_PRINTF (2, 3)
-static void
-note (GPtrArray *notes, const char *format, ...)
-{
-  va_list args;
-
-  if (notes == NULL)
-    return;
-  va_start (args, format);
-  g_ptr_array_add (notes, g_strdup_vprintf (format, args));
-  va_end (args);
-}
 
 int
 vsm_mount_error_to_exit_status (const GError *error)
@@ -63,13 +48,63 @@ has_option (const char *options, const char *name)
   return options != NULL && mnt_optstr_get_option (options, name, NULL, NULL) == 0;
 }
 
-/* What the person's -o decides over the plan: x-vfat-smart.class=CLASS,
- * flush or sync. Everything here is checked before any side effect. */
-static gboolean
-person_overrides (const char *options, VsmOverrides *o, GError **error)
+/* The class option: mount(8) hands no x-* option to a helper (libmount
+ * drops them, like X-* and comment=, before it runs mount.TYPE), so on
+ * mount(8)'s command line the class is given as vfat-smart.class=, which
+ * it passes on; x-vfat-smart.class= is read from the options when the
+ * helper is run by hand and from the mount's line in fstab. */
+#define CLASS_OPTION "vfat-smart.class"
+#define CLASS_OPTION_X "x-vfat-smart.class"
+
+/* the class in an option string, either form; NULL when none */
+static char *
+class_in (const char *options)
 {
   char *value = NULL;
   size_t len = 0;
+
+  if (options == NULL)
+    return NULL;
+  if (mnt_optstr_get_option (options, CLASS_OPTION, &value, &len) == 0 ||
+      mnt_optstr_get_option (options, CLASS_OPTION_X, &value, &len) == 0)
+    return g_strndup (value ? value : "", len);
+  return NULL;
+}
+
+/* The class on the fstab line of this mount (its target, and its source
+ * when that resolves to spec): what mount(8) did not pass on. */
+static char *
+fstab_class (const char *spec, const char *target)
+{
+  struct libmnt_table *tb = mnt_new_table ();
+  struct libmnt_cache *cache = mnt_new_cache ();
+  struct libmnt_fs *fs = NULL;
+  char *klass = NULL;
+
+  if (tb == NULL || cache == NULL)
+    goto out;
+  mnt_table_set_cache (tb, cache);
+  if (mnt_table_parse_fstab (tb, NULL) != 0)
+    goto out;
+  fs = mnt_table_find_target (tb, target, MNT_ITER_BACKWARD);
+  if (fs != NULL &&
+      g_str_has_prefix (mnt_fs_get_fstype (fs) ? mnt_fs_get_fstype (fs) : "", "vfat-smart") &&
+      (spec == NULL || mnt_fs_match_source (fs, spec, cache)))
+    klass = class_in (mnt_fs_get_user_options (fs));
+out:
+  mnt_unref_table (tb);
+  mnt_unref_cache (cache);
+  return klass;
+}
+
+/* What the person's -o (or the mount's fstab line) decides over the plan:
+ * the class, flush or sync. Everything here is checked before any side
+ * effect. */
+static gboolean
+person_overrides (const VsmMountRequest *req, VsmOverrides *o, GError **error)
+{
+  const char *options = req->options;
+  g_autofree char *name = NULL;
 
   memset (o, 0, sizeof *o);
   for (const char *p = options; p && *p; p++)
@@ -87,26 +122,28 @@ person_overrides (const char *options, VsmOverrides *o, GError **error)
                    _ ("-o %s: cannot be read (an open quote?)"), options);
       return FALSE;
     }
-  if (options != NULL && mnt_optstr_get_option (options, "x-vfat-smart.class", &value, &len) == 0)
+  name = class_in (options);
+  if (name == NULL && req->target != NULL)
+    name = fstab_class (req->spec, req->target);
+  if (name != NULL)
     {
-      g_autofree char *name = g_strndup (value, len);
       o->set_class = TRUE;
       if (!vsm_class_from_string (name, &o->klass))
         {
           g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT,
-                       _ ("x-vfat-smart.class: unknown class '%s'"), name);
+                       _ ("vfat-smart.class: unknown class '%s'"), name);
           return FALSE;
         }
     }
   if (has_option (options, "sync"))
     {
       o->flush_mode = VSM_FLUSH_MODE_SYNC;
-      o->flush_mode_why = _ ("-o sync given: flush mode sync, no dirty cap");
+      o->flush_mode_why = N_ ("-o sync given: flush mode sync, no dirty cap");
     }
   else if (has_option (options, "flush"))
     {
       o->flush_mode = VSM_FLUSH_MODE_KERNEL_FLUSH;
-      o->flush_mode_why = _ ("-o flush given: flush mode kernel-flush, no dirty cap");
+      o->flush_mode_why = N_ ("-o flush given: flush mode kernel-flush, no dirty cap");
     }
   return TRUE;
 }
@@ -163,18 +200,32 @@ static char *
 mount_options (const VsmAssessment *a, const VsmMountRequest *req, GPtrArray *notes)
 {
   g_autofree char *user = g_strdup (req->options ? req->options : "");
+  char *value = NULL;
+  size_t len = 0;
   char *options;
 
+  /* not for the kernel: the class goes to utab as the x- option */
+  if (mnt_optstr_get_option (user, CLASS_OPTION, &value, &len) == 0)
+    {
+      g_autofree char *klass = g_strndup (value ? value : "", len);
+      mnt_optstr_remove_option (&user, CLASS_OPTION);
+      if (mnt_optstr_get_option (user, CLASS_OPTION_X, NULL, NULL) != 0)
+        mnt_optstr_append_option (&user, CLASS_OPTION_X, klass);
+    }
   if (req->read_only)
     mnt_optstr_append_option (&user, "ro", NULL);
   if (req->read_write)
     mnt_optstr_append_option (&user, "rw", NULL);
   options = vsm_options_merge (a->plan->mount_options, user);
+  /* a class from the mount's fstab line: in utab too, as if given */
+  if (a->intent != NULL && a->intent->set_class &&
+      mnt_optstr_get_option (options, CLASS_OPTION_X, NULL, NULL) != 0)
+    mnt_optstr_append_option (&options, CLASS_OPTION_X, vsm_class_to_string (a->intent->klass));
   /* helper= sends root's umount(8) to umount.vfat-smart, uhelper= a user's */
   mnt_optstr_append_option (&options, "helper=" VSM_UHELPER, NULL);
   mnt_optstr_append_option (&options, "uhelper=" VSM_UHELPER, NULL);
   if (user && *user)
-    note (notes, _ ("options given win over the plan: %s"), user);
+    vsm_note (notes, _ ("options given win over the plan: %s"), user);
   return options;
 }
 
@@ -237,11 +288,14 @@ do_mount (const VsmAssessment *a, gpointer data, GError **error)
 static void
 note_plan (GPtrArray *notes, const VsmAssessment *a)
 {
-  note (notes, _ ("%s: class %s (confidence %u%%), flush mode %s"), a->device->devnode,
-        vsm_class_to_string (a->classification->klass), a->classification->confidence,
-        vsm_flush_mode_to_string (a->plan->flush_mode));
+  vsm_note (notes, _ ("%s: class %s (confidence %u%%), flush mode %s"), a->device->devnode,
+            vsm_class_to_string (a->classification->klass), a->classification->confidence,
+            vsm_flush_mode_to_string (a->plan->flush_mode));
   for (guint i = 0; i < a->plan->reasons->len; i++)
-    note (notes, "  %s", (char *)g_ptr_array_index (a->plan->reasons, i));
+    {
+      g_autofree char *why = vsm_reason_to_display (g_ptr_array_index (a->plan->reasons, i));
+      vsm_note (notes, "  %s", why);
+    }
 }
 
 static void
@@ -250,10 +304,11 @@ note_knobs (GPtrArray *notes, const VsmState *state)
   for (guint i = 0; state && i < state->knobs->len; i++)
     {
       VsmKnobRecord *r = g_ptr_array_index (state->knobs, i);
-      note (notes, _ ("knob %s: %s -> %s"), r->path, r->original ? r->original : "?", r->readback);
+      vsm_note (notes, _ ("knob %s: %s -> %s"), r->path, r->original ? r->original : "?",
+                r->readback);
     }
   if (state == NULL || state->knobs->len == 0)
-    note (notes, _ ("no knobs to set"));
+    vsm_note (notes, _ ("no knobs to set"));
 }
 
 gboolean
@@ -269,14 +324,15 @@ vsm_mount_run (const VsmMountRequest *req, GPtrArray *notes, GError **error)
   gboolean ok;
 
   g_return_val_if_fail (req != NULL, FALSE);
-  if (!check_request (req, error) || !person_overrides (req->options, &o, error))
+  if (!check_request (req, error) || !person_overrides (req, &o, error))
     return FALSE;
   a = assess_request (req, &o, &fs_type, error);
   if (a == NULL)
     return FALSE;
   note_plan (notes, a);
   options = mount_options (a, req, notes);
-  note (notes, _ ("mount -t %s -o %s %s %s"), fs_type, options, a->device->devnode, req->target);
+  vsm_note (notes, _ ("mount -t %s -o %s %s %s"), fs_type, options, a->device->devnode,
+            req->target);
   cxt = mount_context (req, a->device->devnode, fs_type, options, error);
   if (cxt == NULL)
     return FALSE;
@@ -324,40 +380,12 @@ record_unmount (GPtrArray *notes, const VsmUmountRequest *req, const VsmDevice *
   g_autofree char *size = vsm_format_bytes (r.dirty_bytes);
   g_autoptr (GError) error = NULL;
 
-  note (notes, _ ("unmounted %s in %.2f s; %s%s was still dirty or in writeback"), req->target,
-        seconds, dirty->per_device ? "" : _ ("at most "), size);
+  vsm_note (notes, _ ("unmounted %s in %.2f s; %s%s was still dirty or in writeback"), req->target,
+            seconds, dirty->per_device ? "" : _ ("at most "), size);
   syslog (LOG_INFO, "unmounted %s (%s) in %.2f s, %s dirty%s", req->target, d->devnode, seconds,
           size, dirty->per_device ? "" : " (system-wide figure)");
   if (!vsm_history_append_unmount (&r, &error))
-    note (notes, "%s", error->message);
-}
-
-/* the knobs go back once no mount of the disk remains, when they were set
- * for a mount (udev's stay for the next mount) */
-static gboolean
-restore_after_unmount (GUdevClient *client, const VsmDevice *d, GPtrArray *notes, GError **error)
-{
-  g_autoptr (VsmState) state = vsm_state_load (d->bdi, NULL);
-  g_autoptr (GPtrArray) report = NULL;
-
-  if (state == NULL)
-    return TRUE;
-  if (g_strcmp0 (state->source, "mount") != 0 || vsm_disk_is_mounted (d->disk_syspath))
-    {
-      note (notes, _ ("knobs kept: %s"),
-            g_strcmp0 (state->source, "mount") != 0 ? _ ("they were not applied for a mount")
-                                                    : _ ("another mount of the disk remains"));
-      return TRUE;
-    }
-  report = g_ptr_array_new_with_free_func (g_free);
-  if (!vsm_restore (d->bdi, 0, report, error))
-    {
-      g_prefix_error (error, _ ("unmounted, but restoring the knobs failed: "));
-      return FALSE;
-    }
-  for (guint i = 0; i < report->len; i++)
-    note (notes, "%s", (char *)g_ptr_array_index (report, i));
-  return TRUE;
+    vsm_note (notes, "%s", error->message);
 }
 
 gboolean
@@ -380,8 +408,8 @@ vsm_umount_run (const VsmUmountRequest *req, GPtrArray *notes, GError **error)
   client = g_udev_client_new (NULL);
   d = vsm_device_new_from_spec (client, req->target, &local);
   if (d == NULL)
-    note (notes, _ ("cannot tell the device of %s (%s); unmounting anyway"), req->target,
-          local->message);
+    vsm_note (notes, _ ("cannot tell the device of %s (%s); unmounting anyway"), req->target,
+              local->message);
   else
     vsm_dirty_info_read (d->bdi, &dirty);
 
@@ -398,7 +426,7 @@ vsm_umount_run (const VsmUmountRequest *req, GPtrArray *notes, GError **error)
   if (d == NULL)
     return TRUE;
   record_unmount (notes, req, d, &dirty, (double)(t1 - t0) / 1e6);
-  return restore_after_unmount (client, d, notes, error);
+  return vsm_unmounted (d, notes, error);
 }
 
 /* one short option with a value: "-o VALUE" or "-oVALUE" */

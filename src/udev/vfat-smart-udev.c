@@ -12,7 +12,7 @@
 
 #include "vsm-program.h"
 #include "vsm-udev.h"
-#include "vsm-util.h"
+#include "vsm.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -65,6 +65,7 @@ assess_event (const char *syspath, const char *const *env)
   g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
   g_autoptr (GUdevDevice) dev = g_udev_client_query_by_sysfs_path (client, syspath);
   g_autoptr (GError) error = NULL;
+  VsmOverrides o = { 0 };
   VsmDevice *d;
 
   if (dev == NULL)
@@ -77,7 +78,9 @@ assess_event (const char *syspath, const char *const *env)
     }
   vsm_udev_device_from_event (d, env);
   vsm_udev_disk_fs_facts (client, d);
-  return vsm_assess_device (d, NULL, NULL);
+  if (!vsm_udev_class_from_event (env, &o))
+    syslog (LOG_WARNING, "%s: VFAT_SMART_CLASS is not a class; ignored", syspath);
+  return vsm_assess_device (d, NULL, &o);
 }
 
 int
@@ -124,7 +127,11 @@ main (int argc, char **argv)
             error->message);
 
   is_fs = a->device->is_partition || a->device->superfloppy;
-  props = vsm_udev_properties (a, applied, is_fs);
+  /* VFAT_SMART_UDISKS_CONF: another udisks configuration (tests) */
+  props =
+    vsm_udev_properties (a, applied, is_fs, (const char *const *)env,
+                         g_getenv ("VFAT_SMART_UDISKS_CONF") ? g_getenv ("VFAT_SMART_UDISKS_CONF")
+                                                             : VSM_UDISKS_MOUNT_OPTIONS_CONF);
   for (guint i = 0; i < props->len; i++)
     printf ("%s\n", (char *)g_ptr_array_index (props, i));
   /* the next change event of this file system (an unmount's) keeps this

@@ -6,7 +6,7 @@
 
 #include "vsm-udev.h"
 
-#include "vsm-paths.h"
+#include "vsm.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -121,13 +121,67 @@ vsm_udev_disk_fs_facts (GUdevClient *client, VsmDevice *d)
     d->fs_type = g_strdup (s->fs_type);
 }
 
+gboolean
+vsm_udev_class_from_event (const char *const *envp, VsmOverrides *o)
+{
+  const char *name = g_environ_getenv ((char **)envp, "VFAT_SMART_CLASS");
+  VsmClass klass;
+
+  if (name == NULL)
+    return TRUE;
+  if (!vsm_class_from_string (name, &klass))
+    return FALSE;
+  o->set_class = TRUE;
+  o->klass = klass;
+  return TRUE;
+}
+
+/* the names udisks matches a configuration section against: the node and
+ * its links */
+static GStrv
+device_names (const char *const *envp)
+{
+  const char *node = envp ? g_environ_getenv ((char **)envp, "DEVNAME") : NULL;
+  const char *links = envp ? g_environ_getenv ((char **)envp, "DEVLINKS") : NULL;
+  g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
+  g_auto (GStrv) split = links ? g_strsplit (links, " ", -1) : NULL;
+
+  if (node != NULL)
+    g_strv_builder_add (b, node);
+  for (char **l = split; l && *l; l++)
+    if (**l != '\0')
+      g_strv_builder_add (b, *l);
+  return g_strv_builder_end (b);
+}
+
+/* udisks' layers below ours, with the plan's flush mode */
+static char *
+udisks_defaults (const VsmPlan *p, const char *const *envp, const char *udisks_conf)
+{
+  g_auto (GStrv) names = device_names (envp);
+  g_autofree char *configured =
+    vsm_udisks_configured_defaults (udisks_conf, p->fs_type, (const char *const *)names);
+  char *layered = vsm_udisks_defaults_for_plan (p, configured);
+
+  /* an admin's value with characters a udev line cannot carry: the plan's
+   * own copy of udisks' built-in set, as before */
+  if (!safe_value (layered))
+    {
+      g_free (layered);
+      layered = g_strdup (p->udisks_defaults);
+    }
+  return layered;
+}
+
 GPtrArray *
-vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboolean is_fs)
+vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboolean is_fs,
+                     const char *const *envp, const char *udisks_conf)
 {
   GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
   const VsmPlan *p = a->plan;
   g_autofree char *upper = NULL;
   g_autofree char *kdef = NULL;
+  g_autofree char *layered = NULL;
 
   add (out, "VFAT_SMART_CLASS", vsm_class_to_string (p->klass));
   add (out, "VFAT_SMART_FLUSH_MODE", vsm_flush_mode_to_string (p->flush_mode));
@@ -146,7 +200,8 @@ vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboolean is_fs)
   upper = g_ascii_strup (p->fs_type, -1);
   /* only the defaults: an _ALLOW set would replace udisks' own list whole */
   kdef = g_strdup_printf ("UDISKS_MOUNT_OPTIONS_%s_DEFAULTS", upper);
-  add (out, kdef, p->udisks_defaults);
+  layered = udisks_defaults (p, envp, udisks_conf);
+  add (out, kdef, layered);
   return out;
 }
 
@@ -190,7 +245,7 @@ vsm_udev_answer_stamp (const char *const *envp)
 static int
 open_answers_dir (gboolean create, GError **error)
 {
-  g_autofree char *dir = vsm_path (VSM_ROOT_STATE, VSM_UDEV_ANSWERED_DIR, NULL);
+  g_autofree char *dir = vsm_rundir_path (VSM_RUN_FILE_UDEV_ANSWERED, NULL);
   struct stat st;
   int fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 

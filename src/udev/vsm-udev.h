@@ -4,7 +4,7 @@
  */
 #pragma once
 
-#include "vsm-manager.h"
+#include "vsm.h"
 
 G_BEGIN_DECLS
 
@@ -26,18 +26,28 @@ void vsm_udev_device_from_event (VsmDevice *device, const char *const *envp);
  * partition's. Nothing is read from the drive. */
 void vsm_udev_disk_fs_facts (GUdevClient *client, VsmDevice *device);
 
+/* A class an earlier rule chose for the drive, as a person's choice
+ * (ENV{VFAT_SMART_CLASS}="usb-hdd" before 61-vfat-smart.rules): sets
+ * o->set_class and o->klass. FALSE when the property names no class
+ * (o is left as it was). */
+gboolean vsm_udev_class_from_event (const char *const *envp, VsmOverrides *o);
+
 /* The properties for a disk or partition event, in order. applied: the
  * knobs are in place; is_fs: the event is for the device holding the
- * filesystem (partition or superfloppy). */
-GPtrArray *vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboolean is_fs);
+ * filesystem (partition or superfloppy); udisks_conf: udisks'
+ * mount_options.conf, whose defaults for the filesystem (the device's
+ * section, named by the event's DEVNAME or DEVLINKS, else [defaults]) the
+ * plan changes only where it must (vsm-udisks.h); NULL: udisks' built-in
+ * set. */
+GPtrArray *vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboolean is_fs,
+                                const char *const *envp, const char *udisks_conf);
 
 /* The answered-for stamps. An unmount closes the device and udev's
  * inotify watch sends "change", which udisks waits for before Unmount
  * returns; the rule skips the helper on a change when the stamp of the
  * file system the helper last answered for exists, and keeps the answer
  * from udev's database (61-vfat-smart.rules). The directory under the
- * state root: */
-#define VSM_UDEV_ANSWERED_DIR "udev-answered"
+ * state root: VSM_UDEV_ANSWERED_DIR (vsm-rundir.h). */
 
 /* The stamp's name for an event: MAJOR:MINOR:ID_FS_TYPE:ID_FS_UUID, the
  * path the rule's TEST builds. NULL when one is missing or holds anything

@@ -403,6 +403,70 @@ class ReportTest(unittest.TestCase):
         self.assertNotIn("### internal-6.1: big1g, internal-virtio", md)
         self.assertEqual(report.goals(summary), report.goals(self.summary))
 
+    def test_cell_bookkeeping(self):
+        # busy 0.9 x safe in run(): not CPU-bound; a cell whose drive idles is
+        c = self.cell("vfat-smart")
+        self.assertEqual(c["busy_share"], 0.9)
+        self.assertFalse(c["cpu_bound"])
+        self.assertEqual(c["profile"], "cheap-stick")
+        self.assertNotIn("commit", c)          # the old raw results have none
+        r = run("h-idle", "udisks-default", 100, commit="abc123", kernel_release="x")
+        r["drive"]["busy_s"] = 30
+        write_group(self.raw, "h-idle", [r])
+        summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
+        c = next(c for c in summary["cells"] if c["group"] == "h-idle")
+        self.assertTrue(c["cpu_bound"])
+        self.assertEqual(c["commit"], "abc123")
+
+    def test_calibration(self):
+        targets = {"targets": [
+            {"model": "pny32g", "workload": "big3g", "vm": "rfc-default", "setup": "flush",
+             "label": "3 GiB file", "runs": [16.3, 13.2, 11.6], "published": [11.6, 16.3]},
+            {"model": "pny32g", "workload": "big3g", "vm": "rfc-default", "setup": "patched-wait1",
+             "label": "3 GiB file", "runs": [18.0, 18.0, 17.6], "published": [17.6, 18.0]},
+            {"model": "pny32g", "workload": "big3g", "vm": "rfc-busy", "setup": "flush",
+             "label": "busy", "published": [6.8, 8.7]}]}
+        with open(os.path.join(self.tmp.name, "calibration.json"), "w") as f:
+            json.dump(targets, f)
+        size = 3072 * MIB
+        runs = []
+        for i, (fl, pa) in enumerate([(250, 190), (240, 185), (260, 200)]):
+            for setup, config, copy in (("udisks-default", "flush", fl), ("patched-flush", "patched-wait1", pa)):
+                r = run("cal-x", setup, copy + 4, copy=copy, device="pny32g", kernel="7.2", vm="rfc-default",
+                        workload="big3g", rep=i + 1, config=config, data_bios={"big_share": 0.99})
+                r["workload_bytes"] = size
+                r["drive"]["first_write_s"] = 10.0
+                runs.append(r)
+        g = write_group(self.raw, "cal-x", runs)
+        with open(os.path.join(g, "group.json"), "w") as f:
+            json.dump({"name": "cal-x", "calibration": "final", "commit": "c0ffee"}, f)
+        write_group(self.raw, "cal-it", [dict(runs[0], group="cal-it")])
+        with open(os.path.join(self.raw, "cal-it", "group.json"), "w") as f:
+            json.dump({"name": "cal-it", "calibration": "iteration", "profile_conf": {"bw": "1"}}, f)
+        summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
+        # calibration groups stay out of the cells
+        self.assertFalse([c for c in summary["cells"] + summary["experiments"] if c["group"].startswith("cal-")])
+        cal = {(e["vm"], e["setup"]): e for e in summary["calibration"]}
+        fl, pa = cal[("rfc-default", "flush")], cal[("rfc-default", "patched-wait1")]
+        self.assertEqual(fl["kernel"], "7.2")
+        self.assertEqual(fl["reps"], 3)
+        self.assertEqual(fl["mb_s"], [round(size / c / 1e6, 2) for c in (250, 240, 260)])
+        self.assertEqual(fl["mb_s_from_first_write"], [round(size / (c - 10) / 1e6, 2) for c in (250, 240, 260)])
+        self.assertEqual(fl["published"], [11.6, 16.3])
+        self.assertEqual(fl["big_bio_share"], [0.99] * 3)
+        self.assertTrue(fl["inside"])             # 12.9 MB/s
+        self.assertFalse(pa["inside"])            # 17.4 MB/s, published 17.6-18.0
+        self.assertEqual(pa["ratio_published"], round(18.0 / 13.2, 3))
+        self.assertTrue(pa["ratio_within_10pct"])  # 1.30 against 1.36
+        self.assertEqual(pa["verdict"], "reproduced (ratio within 10 %)")
+        self.assertEqual(cal[("rfc-busy", "flush")]["verdict"], "not measured")
+        self.assertEqual(fl["commit"], ["c0ffee"])
+        with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
+            md = f.read()
+        self.assertLess(md.index("## Calibration"), md.index("## Goals"))
+        self.assertIn("| pny32g | 3 GiB file | flush | 3 | 12.88 (12.39-13.42) |", md)
+        self.assertEqual([g["group"] for g in summary["calibration_iterations"]], ["cal-it"])
+
     def test_empty_raw(self):
         with tempfile.TemporaryDirectory() as d:
             s = report.write_all(os.path.join(d, "none"), d, "x", generated="g")

@@ -33,6 +33,9 @@ from gi.repository import Gio, GLib, UMockdev  # noqa: E402
 BUILD, SOURCE = sys.argv[1], sys.argv[2]
 del sys.argv[1:3]
 DAEMON = os.path.join(BUILD, "src", "daemon", "vfat-smartd")
+# e.g. "valgrind --leak-check=full --log-file=/tmp/vsmd-%p.log": the daemon
+# runs under it (leak checks of the daemon's paths)
+DAEMON_WRAPPER = os.environ.get("VSM_DAEMON_WRAPPER", "").split()
 CLI = os.path.join(BUILD, "src", "cli", "vfat-smart")
 FIXTURES = os.path.join(SOURCE, "tests", "fixtures", "6.12")
 BUS_NAME = "org.vfatsmart.VfatSmart1"
@@ -220,7 +223,8 @@ class TestDaemon(unittest.TestCase):
         return subprocess.run([CLI] + list(args), env=self.env, capture_output=True, text=True)
 
     def start_daemon(self, *args):
-        self.daemon = subprocess.Popen([DAEMON, "--idle-timeout=0"] + list(args), env=self.env)
+        self.daemon = subprocess.Popen(DAEMON_WRAPPER + [DAEMON, "--idle-timeout=0"] + list(args),
+                                       env=self.env)
         wait_for(lambda: self.name_has_owner(BUS_NAME), what="vfat-smartd on the bus")
 
     def stop_daemon(self):
@@ -413,6 +417,62 @@ class TestDaemon(unittest.TestCase):
             self.assertFalse(ok, bad)
             self.assertIn("InvalidArgument", err, bad)
         self.assertEqual(self.prop(path, "CapBytes"), 76 * 1024 * 1024)
+
+    def record_intent(self, bdi):
+        kf = GLib.KeyFile()
+        kf.load_from_file(os.path.join(self.state, bdi.replace(":", "-") + ".state"),
+                          GLib.KeyFileFlags.NONE)
+        return {k: kf.get_string("intent", k) for k in kf.get_keys("intent")[0]}
+
+    def test_reapply_keeps_what_was_asked(self):
+        """a class chosen by hand stays when the daemon applies again: options
+        a user sends, a new Apply"""
+        node, _, bdi = self.add_fixture("usb-storage-ss-stick")
+        self.set_stats(bdi, 0, 0)
+        r = self.cli("apply", "--class", "usb-hdd", node)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        path = "/org/vfatsmart/VfatSmart1/devices/" + bdi.replace(":", "_")
+        self.start_daemon()
+        self.assertEqual(self.prop(path, "Class"), "usb-hdd")
+        self.polkit_allow(["org.vfatsmart.manage"])
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "Class"), "usb-hdd")
+        intent = self.record_intent(bdi)
+        self.assertEqual(intent["class"], "usb-hdd")
+        self.assertEqual(intent["source"], "cli")
+        self.assertIn("max-dirty-seconds", intent["user-options"])
+        ok, err = self.call_unprivileged(path, "Apply")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "Class"), "usb-hdd")
+        self.assertIn("max-dirty-seconds", self.record_intent(bdi)["user-options"])
+
+    def test_apply_with_class(self):
+        """ApplyWith carries the class `vfat-smart apply --class` gives"""
+        _, bdi, path = self.managed_stick()
+        self.start_daemon()
+        self.assertEqual(self.prop(path, "Class"), "usb-stick")
+        ok, err = self.call_unprivileged(path, "ApplyWith", "{'class': <'usb-hdd'>}")
+        self.assertFalse(ok)
+        self.assertIn("NotAuthorized", err)
+        self.assertEqual(self.prop(path, "Class"), "usb-stick")
+        self.polkit_allow(["org.vfatsmart.manage"])
+        for bad in ("{'class': <'floppy'>}", "{'class': <1>}", "{'bogus': <'x'>}",
+                    "{'cl\\u001b[2Jass': <'usb-hdd'>}", "{'class': <'usb-\\nhdd'>}",
+                    "{'class': <'%s'>}" % ("x" * 300)):
+            ok, err = self.call_unprivileged(path, "ApplyWith", bad)
+            self.assertFalse(ok, bad)
+            self.assertIn("InvalidArgument", err, bad)
+            self.assertNotIn("\x1b", err)
+            self.assertNotIn("xxxxxxxx", err)
+        ok, err = self.call_unprivileged(path, "ApplyWith", "{'class': <'usb-hdd'>}")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "Class"), "usb-hdd")
+        self.assertEqual(self.record_intent(bdi)["class"], "usb-hdd")
+        # kept by the next apply; no key: as Apply
+        ok, err = self.call_unprivileged(path, "ApplyWith", "@a{sv} {}")
+        self.assertTrue(ok, err)
+        self.assertEqual(self.prop(path, "Class"), "usb-hdd")
 
     def test_root_apply_restore(self):
         if os.geteuid() != 0:
@@ -635,6 +695,15 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("vfat-smartd:", r.stdout)
         self.assertIn("nothing measured yet", r.stdout)
+        # one figure of data at risk, with its kind; the daemon's line has none
+        self.assertEqual(len(re.findall(r"(?m)^\s*At risk:", r.stdout)), 1, r.stdout)
+        self.assertRegex(r.stdout, r"(?m)^\s*At risk:.*\((this device|the whole system)")
+        self.assertNotRegex(r.stdout, r"(?m)^\s*vfat-smartd:.*at risk")
+        r = self.cli("status", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        entry = json.loads(r.stdout)["devices"][0]
+        self.assertIn(entry["at_risk_kind"], ("device", "system"))
+        self.assertEqual(entry["at_risk_bytes"], entry["daemon"]["at_risk_bytes"])
 
     def test_watch_without_debugfs(self):
         """no per-drive estimate: watch says which figure it shows, reads it

@@ -23,9 +23,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
                            "BdiDirtyThresh:    %" G_GUINT64_FORMAT "\n"
                            "DirtyThresh:       %" G_GUINT64_FORMAT "\n"
                            "BdiWriteBandwidth: %" G_GUINT64_FORMAT "\n"
-                           "BdiDirtied:        %" G_GUINT64_FORMAT "\n",
+                           "BdiDirtied:        %" G_GUINT64_FORMAT "\n"
+                           "BackgroundThresh:  %" G_GUINT64_FORMAT "\n",
                            a.writeback_bytes, a.dirty_bytes, a.bdi_thresh_bytes,
-                           a.dirty_thresh_bytes, a.bandwidth, a.dirtied_bytes);
+                           a.dirty_thresh_bytes, a.bandwidth, a.dirtied_bytes, a.bg_thresh_bytes);
   if (a.has_inodes) /* the three lists' sum, as one */
     {
       g_autofree char *lists =

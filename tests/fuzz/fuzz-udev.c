@@ -60,7 +60,7 @@ assert_line (const char *line)
 static VsmKernel *
 kernel_612 (void)
 {
-  static const char *const names[] = { "read_ahead_kb",  "min_ratio", "max_ratio",
+  static const char *const names[] = { "read_ahead_kb",  "min_ratio",      "max_ratio",
                                        "min_ratio_fine", "max_ratio_fine", "min_bytes",
                                        "max_bytes",      "strict_limit",   NULL };
   VsmKernel *k = g_new0 (VsmKernel, 1);
@@ -125,7 +125,7 @@ check_event (char **parts, guint flags)
   for (guint applied = 0; applied < 2; applied++)
     for (guint is_fs = 0; is_fs < 2; is_fs++)
       {
-        g_autoptr (GPtrArray) props = vsm_udev_properties (a, applied, is_fs);
+        g_autoptr (GPtrArray) props = vsm_udev_properties (a, applied, is_fs, NULL, NULL);
         for (guint i = 0; i < props->len; i++)
           assert_line (g_ptr_array_index (props, i));
       }

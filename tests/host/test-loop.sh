@@ -60,7 +60,7 @@ knob() { cat /sys/class/bdi/"$bdi"/"$1"; }
 orig_strict=$(knob strict_limit)
 orig_ratio=$(knob max_ratio_fine)
 
-echo "1..36"
+echo "1..42"
 
 # --- classify / plan: the partition resolves to its disk
 out=$("$VS" classify --json "$part")
@@ -165,6 +165,47 @@ check "mount.vfat-smart refuses -o with an open quote (would drop ro and uid=): 
 "$MH" "$part" 2>/dev/null; rc2=$?
 env -u VFAT_SMART_STATE_DIR setpriv --reuid=65534 --regid=65534 --clear-groups "$MH" "$part" "$work/target" 2>/dev/null; rc3=$?
 check "mount.vfat-smart: no device 32, usage 1, non-root 1" [ "$rc1 $rc2 $rc3" = "32 1 1" ]
+
+# --- through mount(8) itself, as a person mounts: it runs /sbin/mount.vfat-smart,
+# here the built helper laid over the system's sbin in a private mount namespace
+# (nothing outside this test sees it). mount(8) hands no x-* option to a helper:
+# the class comes as vfat-smart.class= on its command line, and from the fstab line.
+helpers=$work/helpers
+mkdir -p "$helpers" && ln -s "$(readlink -f "$MH")" "$helpers/mount.vfat-smart"
+sbin=$(readlink -f /sbin)
+via_mount8() {
+  unshare -m --propagation private sh -c \
+    'mount -t overlay overlay -o lowerdir="$0:$1" "$1" && shift && exec "$@"' \
+    "$helpers" "$sbin" "$@"
+}
+uuid=$(blkid -o value -s UUID "$part")
+said() { [ "$rc" = "$1" ] && grep -q -- "$2" <<< "$out"; }
+not_said() { [ "$rc" = "$1" ] && ! grep -q -- "$2" <<< "$out"; }
+untouched() { [ "$(knob strict_limit) $(knob max_ratio_fine) $(ls "$VFAT_SMART_STATE_DIR"/*.state 2>/dev/null)" = "$orig_strict $orig_ratio " ]; }
+if via_mount8 true 2> /dev/null; then
+  out=$(via_mount8 mount -f -v -t vfat-smart -o vfat-smart.class=usb-hdd "$part" "$work/target" 2>&1); rc=$?
+  check "mount(8) -t vfat-smart -o vfat-smart.class=usb-hdd: the helper plans usb-hdd" \
+    said 0 'class usb-hdd (confidence 100%)'
+  out=$(via_mount8 mount -f -v -t vfat-smart -o vfat-smart.class=usb-stick,sync "$part" "$work/target" 2>&1); rc=$?
+  check "mount(8) -o vfat-smart.class=usb-stick,sync: flush mode sync reaches the helper" \
+    said 0 'class usb-stick (confidence 100%), flush mode sync'
+  printf '%s %s vfat-smart noauto,x-vfat-smart.class=usb-hdd 0 0\n' "$part" "$work/target" > "$work/fstab"
+  out=$(LIBMOUNT_FSTAB=$work/fstab via_mount8 mount -f -v "$work/target" 2>&1); rc=$?
+  check "fstab noauto,x-vfat-smart.class=usb-hdd, mount DIR: the helper plans usb-hdd (and utab keeps it)" \
+    eval 'said 0 "class usb-hdd (confidence 100%)" && said 0 "showexec,rw,x-vfat-smart.class=usb-hdd,helper="'
+  printf 'UUID=%s %s vfat-smart noauto,x-vfat-smart.class=usb-ssd 0 0\n' "$uuid" "$work/target" > "$work/fstab"
+  out=$(LIBMOUNT_FSTAB=$work/fstab via_mount8 mount -f -v "$work/target" 2>&1); rc=$?
+  check "fstab UUID=... with x-vfat-smart.class=usb-ssd: the helper plans usb-ssd" \
+    said 0 'class usb-ssd (confidence 100%)'
+  printf '%s %s vfat-smart noauto,x-vfat-smart.class=usb-hdd 0 0\n' "$part" "$work/other" > "$work/fstab"
+  out=$(LIBMOUNT_FSTAB=$work/fstab via_mount8 mount -f -v -t vfat-smart "$part" "$work/target" 2>&1); rc=$?
+  check "... the fstab line of another mount point is not this mount's" not_said 0 'class usb-hdd'
+  out=$(via_mount8 mount -v -t vfat-smart -o vfat-smart.class=usb-hdd "$part" "$work/target" 2>&1); rc=$?
+  check "mount(8) without -f: planned usb-hdd, the mount fails here (no vfat), nothing left" \
+    eval 'said 32 "class usb-hdd" && untouched'
+else
+  for _ in 1 2 3 4 5 6; do n=$((n + 1)); echo "ok $n # SKIP no overlayfs or mount namespace to lay the helper over $sbin"; done
+fi
 
 # --- a mount point resolves to its device (ext4: the host kernel has no vfat)
 mkfs.ext4 -q -F "$part" && mnt=$work/mnt && mkdir -p "$mnt" && mount "$part" "$mnt"

@@ -65,7 +65,7 @@ orig="$(knob strict_limit) $(knob max_ratio_fine)"
 knobs_now() { echo "$(knob strict_limit) $(knob max_ratio_fine)"; }
 no_state() { [ -z "$(ls "$S"/*.state 2> /dev/null)" ]; }
 
-echo "1..26"
+echo "1..28"
 
 # --- 1. kill -9 at every step of the first apply: nothing original is lost
 # (strace stops the process at the N-th open of a knob: before the original is
@@ -187,6 +187,21 @@ check "mount.vfat-smart -f -v with newline, escape and \$() in -o: refused (exit
 check "mount.vfat-smart -f with a 100 KB option: no crash (exit $rc)" [ $rc -lt 128 ]
 "$VS" classify "$(printf 'LABEL=\033[2J\033[31m\377')" > "$work/out" 2>&1; rc=$?
 check "classify of a hostile LABEL=: exit 3, the message made safe" [ $rc = 3 ] && noctl "$work/out"
+
+# --- 10. a class an earlier udev rule chose (ENV{VFAT_SMART_CLASS}="usb-hdd") reaches
+# the engine and the record's intent (the loop disk alone is internal: left alone)
+rec=$S/${bdi/:/-}.state
+udev_class_kept() {
+  grep -qx 'VFAT_SMART_CLASS=usb-hdd' "$work/out" && grep -qx 'VFAT_SMART_MANAGED=1' "$work/out" &&
+    [ "$(sed -n '/^\[intent\]/,$p' "$rec" | grep -E '^(source|class)=' | sort | tr '\n' ' ')" = "class=usb-hdd source=udev " ]
+}
+env ACTION=add DEVPATH="$devpath" DEVTYPE=disk VFAT_SMART_CLASS=usb-hdd "$UH" > "$work/out" 2>&1; rc=$?
+check "udev helper with VFAT_SMART_CLASS=usb-hdd from an earlier rule: managed as usb-hdd, kept in the record" \
+  eval '[ $rc = 0 ] && udev_class_kept'
+"$VS" restore "$part" > /dev/null 2>&1
+env ACTION=add DEVPATH="$devpath" DEVTYPE=disk VFAT_SMART_CLASS=floppy "$UH" > "$work/out" 2>&1; rc=$?
+check "... a name that is no class is ignored (the internal disk stays alone)" \
+  eval '[ $rc = 0 ] && grep -qx VFAT_SMART_MANAGED=0 "$work/out" && no_state'
 
 echo "# $failed of $n failed"
 [ $failed = 0 ]

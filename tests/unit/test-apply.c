@@ -8,7 +8,9 @@
 
 #include "vsm-apply.h"
 #include "vsm-classify.h"
+#include "vsm-intent.h"
 #include "vsm-kernel.h"
+#include "vsm-manager.h"
 #include "vsm-paths.h"
 #include "vsm-plan.h"
 #include "vsm-policy.h"
@@ -554,6 +556,193 @@ test_lock_is_bounded (Tree *t, gconstpointer data)
   vsm_state_unlock (held);
 }
 
+/* --- intent: what a front end asked is recorded, and a re-apply plans
+ * from it with the new measurement --- */
+
+/* the mount helper's apply of disk n with what a person chose */
+static VsmState *
+apply_asked (guint n, const VsmOverrides *o)
+{
+  g_autoptr (VsmAssessment) a = vsm_assess_device (device (n), vsm_policy_new_default (), o);
+  const VsmApplyOptions mount = { VSM_SOURCE_MOUNT, 200 };
+  g_autoptr (GError) error = NULL;
+  VsmState *s = NULL;
+
+  g_assert_true (vsm_assessment_apply (a, &mount, NULL, NULL, &s, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (s);
+  return s;
+}
+
+/* vfat-smartd's re-apply with a measured bandwidth */
+static VsmState *
+reapply (guint n, guint64 bandwidth, gboolean set_options, const VsmUserOptions *sent)
+{
+  VsmReapply r = { .reason = "test",
+                   .bandwidth = bandwidth,
+                   .bandwidth_source = "measured",
+                   .policy = vsm_policy_new_default (),
+                   .set_user_options = set_options,
+                   .user_options = sent };
+  g_autoptr (GError) error = NULL;
+  VsmState *s = NULL;
+
+  g_assert_true (vsm_reapply_device (device (n), &r, &s, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (s);
+  return s;
+}
+
+static void
+test_intent_recorded (Tree *t, gconstpointer data)
+{
+  VsmOverrides o = { .set_class = TRUE, .klass = VSM_CLASS_USB_HDD };
+  g_autoptr (VsmState) s = apply_asked (0, &o);
+  g_autoptr (VsmState) loaded = vsm_state_load ("7:0", NULL);
+
+  g_assert_nonnull (loaded);
+  g_assert_nonnull (loaded->intent);
+  g_assert_cmpstr (loaded->intent->source, ==, VSM_SOURCE_MOUNT);
+  g_assert_true (loaded->intent->set_class);
+  g_assert_cmpint (loaded->intent->klass, ==, VSM_CLASS_USB_HDD);
+  g_assert_cmpint (loaded->intent->flush_mode, ==, VSM_FLUSH_MODE_AUTO);
+  g_assert_nonnull (loaded->intent->policy_origin);
+  g_assert_null (loaded->intent->user_options);
+}
+
+/* an explicit class stays over a re-apply (the loop disk alone would be
+ * internal, left alone) */
+static void
+test_reapply_keeps_class (Tree *t, gconstpointer data)
+{
+  VsmOverrides o = { .set_class = TRUE, .klass = VSM_CLASS_USB_HDD };
+  g_autoptr (VsmState) first = apply_asked (0, &o);
+  g_autoptr (VsmState) again = reapply (0, 50 * 1000 * 1000, FALSE, NULL);
+
+  g_assert_cmpstr (again->class_name, ==, "usb-hdd");
+  g_assert_cmpstr (again->flush_mode, ==, "dirty-cap");
+  g_assert_cmpuint (again->bandwidth, ==, 50 * 1000 * 1000);
+  g_assert_false (again->pace_writeback); /* a hard disk is not paced */
+  g_assert_cmpstr (again->intent->source, ==, VSM_SOURCE_MOUNT);
+  g_assert_true (again->intent->set_class);
+  assert_file (t, "sys/class/bdi/7:0/strict_limit", "1");
+  /* the mount helper applied first and owns the knobs; the daemon applied
+   * last (its drift check skips its own applies) */
+  g_assert_cmpstr (first->updated_by, ==, VSM_SOURCE_MOUNT);
+  g_assert_cmpstr (again->source, ==, VSM_SOURCE_MOUNT);
+  g_assert_cmpstr (again->updated_by, ==, VSM_SOURCE_DAEMON);
+}
+
+/* -o sync stays: no cap knobs on a sync mount, no pacing */
+static void
+test_reapply_keeps_sync (Tree *t, gconstpointer data)
+{
+  VsmOverrides o = { .set_class = TRUE,
+                     .klass = VSM_CLASS_USB_STICK,
+                     .flush_mode = VSM_FLUSH_MODE_SYNC };
+  g_autoptr (VsmState) first = apply_asked (0, &o);
+  g_autoptr (VsmState) again = NULL;
+
+  g_assert_cmpstr (first->flush_mode, ==, "sync");
+  again = reapply (0, 30 * 1000 * 1000, FALSE, NULL);
+  g_assert_cmpstr (again->class_name, ==, "usb-stick");
+  g_assert_cmpstr (again->flush_mode, ==, "sync");
+  g_assert_cmpuint (again->cap_bytes, ==, 0);
+  g_assert_cmpuint (again->knobs->len, ==, 0);
+  g_assert_false (again->pace_writeback);
+  g_assert_cmpstr (again->mount_options, ==, VSM_VFAT_BASE_OPTIONS ",sync");
+  assert_file (t, "sys/class/bdi/7:0/strict_limit", "0");
+  assert_file (t, "sys/class/bdi/7:0/max_bytes", "0");
+}
+
+/* -o flush stays: kernel-flush, no cap */
+static void
+test_reapply_keeps_flush (Tree *t, gconstpointer data)
+{
+  VsmOverrides o = { .set_class = TRUE,
+                     .klass = VSM_CLASS_USB_STICK,
+                     .flush_mode = VSM_FLUSH_MODE_KERNEL_FLUSH };
+  g_autoptr (VsmState) first = apply_asked (0, &o);
+  g_autoptr (VsmState) again = reapply (0, 30 * 1000 * 1000, FALSE, NULL);
+
+  g_assert_cmpstr (again->flush_mode, ==, "kernel-flush");
+  g_assert_cmpuint (again->cap_bytes, ==, 0);
+  g_assert_cmpuint (again->knobs->len, ==, 0);
+  g_assert_false (again->pace_writeback);
+  g_assert_cmpstr (again->mount_options, ==, VSM_VFAT_BASE_OPTIONS ",flush");
+}
+
+/* options sent for the drive stay in the intent until they change: a
+ * later re-apply (a new measurement) sizes the cap with them */
+static void
+test_reapply_keeps_user_options (Tree *t, gconstpointer data)
+{
+  VsmOverrides o = { .set_class = TRUE, .klass = VSM_CLASS_USB_STICK };
+  g_autoptr (VsmState) first = apply_asked (0, &o);
+  g_autoptr (VsmPolicy) admin = vsm_policy_new_default ();
+  g_autoptr (VsmUserOptions) uo = vsm_user_options_new ();
+  g_autoptr (GVariantBuilder) b = g_variant_builder_new (G_VARIANT_TYPE_VARDICT);
+  g_autoptr (GVariant) v = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmState) set = NULL, again = NULL, cleared = NULL;
+  const guint64 bw = 64 * 1024 * 1024;
+
+  g_variant_builder_add (b, "{sv}", "max-dirty-seconds", g_variant_new_double (1.0));
+  v = g_variant_ref_sink (g_variant_builder_end (b));
+  g_assert_true (vsm_user_options_update (uo, v, admin, FALSE, 0, NULL, &error));
+  g_assert_no_error (error);
+
+  set = reapply (0, bw, TRUE, uo);
+  g_assert_nonnull (set->intent->user_options);
+  g_assert_cmpuint (set->cap_bytes, ==, bw); /* 1 s at 64 MiB/s */
+  /* a new measurement: the options are the record's, not sent again */
+  again = reapply (0, 2 * bw, FALSE, NULL);
+  g_assert_nonnull (again->intent->user_options);
+  g_assert_cmpuint (again->cap_bytes, ==, 2 * bw);
+  g_assert_true (again->intent->set_class);
+  g_assert_cmpstr (again->class_name, ==, "usb-stick");
+  /* the mount they were set for ended: gone, the policy's 2 s again */
+  cleared = reapply (0, bw, TRUE, NULL);
+  g_assert_null (cleared->intent->user_options);
+  g_assert_cmpuint (cleared->cap_bytes, ==, 2 * bw);
+}
+
+/* a record from before intents: loads, and a re-apply plans from the
+ * policy as it did (the loop disk is internal: left alone, restored) */
+static void
+test_old_record_without_intent (Tree *t, gconstpointer data)
+{
+  static const char old[] = "[disk]\nbdi=7:0\nname=loop0\nclass=usb-stick\n"
+                            "flush-mode=dirty-cap\nsource=udev\nknobs=\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmState) s = vsm_state_from_data (old, strlen (old), &error);
+  g_autofree char *data_out = NULL;
+  VsmReapply r = { .reason = "test", .policy = vsm_policy_new_default () };
+  VsmState *after = NULL;
+
+  g_assert_no_error (error);
+  g_assert_null (s->intent);
+  data_out = vsm_state_to_data (s, NULL);
+  g_assert_null (strstr (data_out, "[intent]"));
+
+  g_assert_true (vsm_state_write_file ("7-0.state", old, strlen (old), &error));
+  g_assert_true (vsm_reapply_device (device (0), &r, &after, &error));
+  g_assert_no_error (error);
+  g_assert_null (after); /* internal: left alone, as before */
+}
+
+/* a bad intent in a record is not obeyed */
+static void
+test_bad_intent_refused (Tree *t, gconstpointer data)
+{
+  static const char bad[] = "[disk]\nbdi=7:0\nknobs=\n[intent]\nsource=udev\nclass=floppy\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmState) s = vsm_state_from_data (bad, strlen (bad), &error);
+
+  g_assert_null (s);
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -573,5 +762,12 @@ main (int argc, char **argv)
   ADD ("/apply/corrupt-record-is-reported", test_corrupt_record_is_reported);
   ADD ("/apply/lock-is-bounded", test_lock_is_bounded);
   ADD ("/apply/only-if-recorded", test_only_if_recorded);
+  ADD ("/intent/recorded", test_intent_recorded);
+  ADD ("/intent/reapply-keeps-class", test_reapply_keeps_class);
+  ADD ("/intent/reapply-keeps-sync", test_reapply_keeps_sync);
+  ADD ("/intent/reapply-keeps-flush", test_reapply_keeps_flush);
+  ADD ("/intent/reapply-keeps-user-options", test_reapply_keeps_user_options);
+  ADD ("/intent/old-record-without-intent", test_old_record_without_intent);
+  ADD ("/intent/bad-intent-refused", test_bad_intent_refused);
   return g_test_run ();
 }

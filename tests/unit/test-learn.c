@@ -238,11 +238,28 @@ test_set_limits (void)
   g_assert_cmpuint (vsm_learn_get_cap (l), ==, 228 * MIB);
 }
 
+/* the cap's one formula (the plan's too): whole MiB, within the clamps */
+static void
+test_cap_formula (void)
+{
+  static const guint64 bandwidths[] = { 0, 1, 700000, 3500000, 12345678, 90000000, G_MAXUINT64 };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bandwidths); i++)
+    {
+      guint64 cap = vsm_learn_cap_for (&limits, bandwidths[i]);
+      g_assert_cmpuint (cap % MIB, ==, 0);
+      g_assert_cmpuint (cap, >=, limits.cap_min_bytes);
+      g_assert_cmpuint (cap, <=, limits.cap_max_bytes);
+    }
+  g_assert_cmpuint (vsm_learn_cap_for (&limits, 10 * MIB), ==, 20 * MIB);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/learn/kernel-format", test_recorded);
+  g_test_add_func ("/learn/cap-formula", test_cap_formula);
   g_test_add_func ("/learn/steady-damped", test_steady_and_damped);
   g_test_add_func ("/learn/idle-gaps", test_idle_gaps);
   g_test_add_func ("/learn/slows-down", test_slows_down);

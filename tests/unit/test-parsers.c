@@ -11,6 +11,7 @@
 #include "vsm-mount-helper.h"
 #include "vsm-mount.h"
 #include "vsm-paths.h"
+#include "vsm-rundir.h"
 #include "vsm-policy.h"
 #include "vsm-state.h"
 #include "vsm-stats.h"
@@ -208,6 +209,62 @@ test_dirty_info_read_residue (void)
   g_rmdir (root);
 }
 
+/* /run/vfat-smart's layout is known in one place: every name it hands out
+ * is read back as its own kind, and nothing else passes for a record */
+static void
+test_rundir (void)
+{
+  static const VsmRunFile kinds[] = {
+    VSM_RUN_FILE_RECORD,   VSM_RUN_FILE_OPTIONS,       VSM_RUN_FILE_GLOBAL,
+    VSM_RUN_FILE_UNMOUNTS, VSM_RUN_FILE_UDEV_ANSWERED, VSM_RUN_FILE_PROBE_CACHE,
+    VSM_RUN_FILE_LOCK,
+  };
+  g_autofree char *bdi = NULL;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (kinds); i++)
+    {
+      g_autofree char *name = vsm_rundir_name (kinds[i], "8:16");
+      g_autofree char *back = NULL;
+      g_assert_nonnull (name);
+      g_assert_cmpint (vsm_rundir_kind_of (name, &back), ==, kinds[i]);
+      if (kinds[i] == VSM_RUN_FILE_RECORD || kinds[i] == VSM_RUN_FILE_OPTIONS)
+        g_assert_cmpstr (back, ==, "8:16");
+      else
+        g_assert_null (back);
+    }
+  g_assert_cmpint (vsm_rundir_kind_of ("259-3.state", &bdi), ==, VSM_RUN_FILE_RECORD);
+  g_assert_cmpstr (bdi, ==, "259:3");
+  g_assert_cmpint (vsm_rundir_kind_of ("8-16.state.Ab12Cd", NULL), ==, VSM_RUN_FILE_TEMPORARY);
+  g_assert_cmpint (vsm_rundir_kind_of ("unmounts.log.Ab12Cd", NULL), ==, VSM_RUN_FILE_TEMPORARY);
+  g_assert_cmpint (vsm_rundir_kind_of ("x-1.state", NULL), ==, VSM_RUN_FILE_OTHER);
+  g_assert_cmpint (vsm_rundir_kind_of ("-1.state", NULL), ==, VSM_RUN_FILE_OTHER);
+  g_assert_cmpint (vsm_rundir_kind_of ("../8-16.state", NULL), ==, VSM_RUN_FILE_OTHER);
+  g_assert_cmpint (vsm_rundir_kind_of ("notes.txt", NULL), ==, VSM_RUN_FILE_OTHER);
+  g_assert_null (vsm_rundir_name (VSM_RUN_FILE_RECORD, NULL));
+}
+
+/* one figure of data at risk: the drive's own with debugfs; without, the
+ * system's as an upper bound within the drive's cap, and nothing once the
+ * drive has not written lately */
+static void
+test_at_risk (void)
+{
+  VsmDirtyInfo di = {
+    .valid = TRUE, .per_device = TRUE, .dirty_bytes = 30 << 20, .writeback_bytes = 10 << 20
+  };
+  const char *kind = NULL;
+
+  g_assert_cmpuint (vsm_at_risk_bytes (&di, 16 << 20, FALSE, &kind), ==, 40 << 20);
+  g_assert_cmpstr (kind, ==, "device");
+  di.per_device = FALSE;
+  g_assert_cmpuint (vsm_at_risk_bytes (&di, 16 << 20, TRUE, &kind), ==, 16 << 20);
+  g_assert_cmpstr (kind, ==, "system");
+  g_assert_cmpuint (vsm_at_risk_bytes (&di, 0, TRUE, NULL), ==, 40 << 20);
+  g_assert_cmpuint (vsm_at_risk_bytes (&di, 16 << 20, FALSE, NULL), ==, 0);
+  di.valid = FALSE;
+  g_assert_cmpuint (vsm_at_risk_bytes (&di, 0, TRUE, NULL), ==, 0);
+}
+
 static void
 test_meminfo (void)
 {
@@ -240,7 +297,7 @@ sample_state (void)
   s->flush_mode = g_strdup ("dirty-cap");
   s->cap_bytes = 39845888;
   s->applied_at = 1700000000000000;
-  g_ptr_array_add (s->reasons, g_strdup ("a; reason with\nnewline and ; semicolons"));
+  g_ptr_array_add (s->reasons, vsm_reason_new_literal ("a; reason with\nnewline and ; semicolons"));
   r->name = g_strdup ("max_bytes");
   r->path = g_strdup ("/sys/class/bdi/8:16/max_bytes");
   r->original = g_strdup ("4804816896");
@@ -268,7 +325,7 @@ test_state_roundtrip (void)
   g_assert_cmpstr (back->bdi, ==, "8:16");
   g_assert_cmpuint (back->cap_bytes, ==, 39845888);
   g_assert_cmpint (back->applied_at, ==, 1700000000000000);
-  g_assert_cmpstr (g_ptr_array_index (back->reasons, 0), ==,
+  g_assert_cmpstr (((VsmReason *)g_ptr_array_index (back->reasons, 0))->text, ==,
                    "a; reason with\nnewline and ; semicolons");
   g_assert_cmpuint (back->knobs->len, ==, 1);
   r = g_ptr_array_index (back->knobs, 0);
@@ -991,6 +1048,8 @@ main (int argc, char **argv)
   g_test_add_func ("/state/hostile-files", test_state_hostile_files);
   g_test_add_func ("/state/knob-paths", test_state_knob_paths);
   g_test_add_func ("/state/knob-names", test_state_knob_names);
+  g_test_add_func ("/stats/at-risk", test_at_risk);
+  g_test_add_func ("/rundir/layout", test_rundir);
   g_test_add_func ("/history/unmounts", test_history);
   g_test_add_func ("/history/unmounts-hostile-log", test_history_hostile_log);
   g_test_add_func ("/mount/options-merge", test_options_merge);

@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define SINGLE(pid, ino, tw)                                                                       \
   "          probe-" #pid "  [001] .....   101.000001: writeback_single_inode_start: bdi 7:0: "    \
@@ -111,7 +112,14 @@ test_cache (void)
   g_autoptr (VsmProbeResult) back = NULL;
   g_autofree char *file = NULL;
 
-  g_assert_true (vsm_probe_cache_store (dir, &r, &error));
+  /* written under a umask that lets the group write: still read back (a
+   * file of the state directory is trusted only when nobody else can
+   * write it) */
+  mode_t old_mask = umask (002);
+  gboolean stored = vsm_probe_cache_store (dir, &r, &error);
+
+  umask (old_mask);
+  g_assert_true (stored);
   g_assert_no_error (error);
   back = vsm_probe_cache_load (dir, r.release, r.srcversion);
   g_assert_nonnull (back);
@@ -132,9 +140,6 @@ test_cache (void)
 static void
 test_known (void)
 {
-  /* nothing released carries the fix */
-  g_assert_cmpint (vsm_flush_fix_known_release ("6.12.117+deb12-amd64"), ==, VSM_FLUSH_FIX_UNKNOWN);
-  g_assert_cmpint (vsm_flush_fix_known_release (NULL), ==, VSM_FLUSH_FIX_UNKNOWN);
   g_assert_cmpstr (vsm_flush_fix_variant_to_string (VSM_FLUSH_FIX_VARIANT_NOWAIT), ==, "wait0");
   g_assert_cmpstr (vsm_flush_fix_variant_to_string (VSM_FLUSH_FIX_VARIANT_WAIT), ==, "wait1");
 }

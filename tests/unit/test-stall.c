@@ -140,7 +140,7 @@ test_drop_strict_limit (void)
   VsmKnob *strict = g_new0 (VsmKnob, 1), *bytes = g_new0 (VsmKnob, 1);
 
   plan->knobs = g_ptr_array_new_with_free_func (g_free);
-  plan->reasons = g_ptr_array_new_with_free_func (g_free);
+  plan->reasons = vsm_reasons_new ();
   g_assert_false (vsm_stall_drop_strict_limit (plan, "why"));
   strict->name = g_strdup ("strict_limit");
   strict->value = g_strdup ("1");
@@ -151,7 +151,7 @@ test_drop_strict_limit (void)
   g_assert_true (vsm_stall_drop_strict_limit (plan, "why"));
   g_assert_cmpstr (vsm_plan_get_knob (plan, "strict_limit"), ==, "0");
   g_assert_cmpstr (vsm_plan_get_knob (plan, "max_bytes"), ==, "41943040");
-  g_assert_cmpstr (g_ptr_array_index (plan->reasons, 0), ==, "why");
+  g_assert_cmpstr (((VsmReason *)g_ptr_array_index (plan->reasons, 0))->text, ==, "why");
   g_free (strict->name);
   g_free (strict->value);
   g_free (bytes->name);

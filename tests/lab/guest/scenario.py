@@ -213,7 +213,7 @@ def stick_segment(log_path, start_mark, end_mark, data_offset, settle_window=Fal
     after the start marker, e.g. when the copy returned): also what the drive did from
     then to the end marker ("after": writes, bytes, the time it charged, and when its
     last write came, from AFTER_S)."""
-    marks, writes, times, charged = {}, [], [], []
+    marks, writes, times, charged, merges = {}, [], [], [], []
     with open(log_path) as f:
         lines = f.read().splitlines()
     inside = False
@@ -238,6 +238,8 @@ def stick_segment(log_path, start_mark, end_mark, data_offset, settle_window=Fal
             writes.append((int(p[2]), int(p[3])))
             times.append(float(p[1]))
             charged.append(float(p[5]) / 1000 if len(p) > 5 else 0.0)
+            if len(p) > 6 and float(p[6]) > 0:      # the flash model's merges (au_bytes > 0)
+                merges.append(float(p[6]) / 1000)
     if start_mark not in marks or end_mark not in marks:
         return None
     a, b = marks[start_mark], marks[end_mark]
@@ -263,6 +265,9 @@ def stick_segment(log_path, start_mark, end_mark, data_offset, settle_window=Fal
             "writes": int(b[3]) - int(a[3]), "bytes": int(b[4]) - int(a[4]),
             "discontinuities": int(b[5]) - int(a[5]), "data_discontinuities": data_disc,
             "busy_s": round(float(b[6]) - float(a[6]), 3),
+            "merges": len(merges), "merge_s": round(sum(merges), 3),
+            # when the drive got its first write (its charge subtracted: when it began)
+            "first_write_s": round(times[0] - charged[0] - t_start, 3) if times else None,
             "elapsed_s": round(float(b[2]) - float(a[2]), 3)}
 
 

@@ -11,6 +11,23 @@
  * until its charge has elapsed, as on a stick with one flash channel. Reads, flushes and
  * trims are passed through free of charge.
  *
+ * Flash translation (stick-au-bytes > 0; off by default, so the older profiles are
+ * unchanged): a cheap controller writes flash in allocation units (AUs) of stick-au-bytes
+ * and keeps stick-open-aus of them open for writing at once (a log block each). A write
+ * continuing an open AU's write pointer, or skipping ahead in it, costs nothing extra. A
+ * write to an AU that is not open opens it and closes the least recently used open AU;
+ * a write that goes back inside an open AU (rewrites) closes it and opens it afresh. Closing
+ * an AU that was not written to its end is a merge (garbage collection): the controller
+ * copies the AU's unwritten rest from the old block, which stalls the device for
+ *     stick-gc-ms + (stick-au-bytes - bytes written to the AU) / stick-gc-bw
+ * (stick-gc-bw 0: only stick-gc-ms). Writes below stick-random-bytes (the FAT area and the
+ * root directory at the start of the disk, which such controllers keep in a random-write
+ * area) stay out of this and only pay the command/jump/small costs. This is what makes a
+ * cheap stick slow when two writers interleave: close's writeback and the flusher, each
+ * sequential in its own part of the file, evict each other's AU half written.
+ * stick-profile=FILE reads these keys from a lab profile (au_bytes, open_aus,
+ * random_bytes, gc_ms, gc_bw), so that guest-run passes one path for all of them.
+ *
  * Command queue (stick-queue=N, default 1). A Bulk-Only (usb-storage) device takes one
  * command at a time: with N = 1 a write is a jump when it does not start where the
  * previous one ended (as before). A UAS drive takes N tagged commands at once and sorts
@@ -34,11 +51,13 @@
  * plugged in again, which also removes the yank file), makes it accept writes again.
  *
  * The request log (stick-log=FILE) has one line per write and marker lines:
- *   W <time_s> <offset> <bytes> <discontinuous 0|1> <charged_ms>
+ *   W <time_s> <offset> <bytes> <discontinuous 0|1> <charged_ms> [<merge_ms>]
+ *     (merge_ms: the part of charged_ms that was merges, with the flash model on)
  *   M <index> <time_s> <writes> <bytes> <discontinuities> <busy_s>   (running totals)
  *   Y <time_s> <writes> <bytes>                     (yanked; totals up to then)
  *   U <time_s> <dropped_writes> <dropped_bytes>     (accepting writes again)
- *   S writes=.. bytes=.. discontinuities=.. small=.. flushes=.. busy_s=.. dropped=..  (at exit)
+ *   S writes=.. bytes=.. discontinuities=.. small=.. flushes=.. busy_s=.. dropped=..
+ *     merges=.. merge_s=..  (at exit)
  * A marker is a 4 KiB read of block N (N < 128) of the marker area, which starts
  * 1 MiB before the end of the disk (stick-marks=0 turns this off): a guest delimits a
  * run by reading block 2k before and 2k+1 after it, with O_DIRECT, and subtracts totals.
@@ -62,6 +81,7 @@
 #define UNYANK_BLOCK 201
 #define MAX_QUEUE 64
 #define UAS_MAX_COMMAND (512 * 1024)
+#define MAX_OPEN_AUS 16
 
 /* parameters */
 static int64_t bw = 20 * 1000 * 1000;  /* bytes per second */
@@ -70,6 +90,10 @@ static int64_t small_bytes = 0;
 static const char *log_path, *yank_file;
 static bool marks = true;
 static int queue_depth = 1;
+/* flash translation (see above); au_bytes 0 = off */
+static int64_t au_bytes = 0, random_bytes = 0, gc_bw = 0;
+static int open_aus = 1;
+static double gc_ms = 0;
 
 /* state, all under lock */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -81,6 +105,18 @@ static double busy_s;
 static bool yanked;
 static uint64_t n_dropped, n_dropped_bytes;
 static uint64_t last_start = UINT64_MAX;
+static uint64_t n_merges;
+static double merge_s;
+struct au
+{
+  bool used;
+  uint64_t index;     /* AU number (offset / au_bytes) */
+  uint64_t wp;        /* next offset in the AU that continues it */
+  uint64_t written;   /* bytes written into it since it was opened */
+  uint64_t lru;       /* last use, for eviction */
+};
+static struct au aus[MAX_OPEN_AUS];
+static uint64_t au_clock;
 
 static double
 seconds_since (const struct timespec *t0)
@@ -105,6 +141,80 @@ parse_ms (const char *key, const char *value, double *out)
     }
   *out = v;
   return 0;
+}
+
+static int
+parse_size_key (const char *key, const char *value, int64_t *out)
+{
+  int64_t v = nbdkit_parse_size (value);
+  if (v < 0)
+    {
+      nbdkit_error ("%s: expected a size in bytes, got '%s'", key, value);
+      return -1;
+    }
+  *out = v;
+  return 0;
+}
+
+static int
+parse_int_key (const char *key, const char *value, long lo, long hi, int *out)
+{
+  char *end;
+  long v;
+  errno = 0;
+  v = strtol (value, &end, 10);
+  if (errno != 0 || end == value || *end != '\0' || v < lo || v > hi)
+    {
+      nbdkit_error ("%s: expected %ld to %ld, got '%s'", key, lo, hi, value);
+      return -1;
+    }
+  *out = v;
+  return 0;
+}
+
+/* The flash-translation keys of a lab profile (KEY=VALUE lines, # comments). */
+static int
+read_profile (const char *path)
+{
+  static const struct { const char *conf, *key; } keys[] = {
+    { "au_bytes", "stick-au-bytes" }, { "open_aus", "stick-open-aus" },
+    { "random_bytes", "stick-random-bytes" }, { "gc_ms", "stick-gc-ms" },
+    { "gc_bw", "stick-gc-bw" },
+  };
+  char line[512];
+  FILE *f = fopen (path, "r");
+  int r = 0;
+
+  if (f == NULL)
+    {
+      nbdkit_error ("stick-profile: %s: %m", path);
+      return -1;
+    }
+  while (r == 0 && fgets (line, sizeof line, f))
+    {
+      char *eq, *nl;
+      size_t i;
+      if (line[0] == '#' || (eq = strchr (line, '=')) == NULL)
+        continue;
+      *eq = '\0';
+      if ((nl = strchr (eq + 1, '\n')) != NULL)
+        *nl = '\0';
+      for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp (line, keys[i].conf) == 0)
+          {
+            if (strcmp (keys[i].conf, "gc_ms") == 0)
+              r = parse_ms (keys[i].key, eq + 1, &gc_ms);
+            else if (strcmp (keys[i].conf, "open_aus") == 0)
+              r = parse_int_key (keys[i].key, eq + 1, 1, MAX_OPEN_AUS, &open_aus);
+            else
+              r = parse_size_key (keys[i].key, eq + 1,
+                                  strcmp (keys[i].conf, "au_bytes") == 0 ? &au_bytes :
+                                  strcmp (keys[i].conf, "random_bytes") == 0 ? &random_bytes :
+                                  &gc_bw);
+          }
+    }
+  fclose (f);
+  return r;
 }
 
 static int
@@ -146,6 +256,18 @@ stick_config (nbdkit_next_config *next, nbdkit_backend *nxdata,
       queue_depth = v;
       return 0;
     }
+  if (strcmp (key, "stick-au-bytes") == 0)
+    return parse_size_key (key, value, &au_bytes);
+  if (strcmp (key, "stick-random-bytes") == 0)
+    return parse_size_key (key, value, &random_bytes);
+  if (strcmp (key, "stick-gc-bw") == 0)
+    return parse_size_key (key, value, &gc_bw);
+  if (strcmp (key, "stick-gc-ms") == 0)
+    return parse_ms (key, value, &gc_ms);
+  if (strcmp (key, "stick-open-aus") == 0)
+    return parse_int_key (key, value, 1, MAX_OPEN_AUS, &open_aus);
+  if (strcmp (key, "stick-profile") == 0)
+    return read_profile (value);
   if (strcmp (key, "stick-yank-file") == 0)
     {
       yank_file = value;
@@ -190,10 +312,12 @@ stick_get_ready (int thread_model)
         }
       fprintf (log_file,
                "# nbd-stick bw=%" PRId64 " cmd_ms=%g seek_ms=%g small_bytes=%" PRId64
-               " small_ms=%g queue=%d\n"
+               " small_ms=%g queue=%d au_bytes=%" PRId64 " open_aus=%d random_bytes=%" PRId64
+               " gc_ms=%g gc_bw=%" PRId64 "\n"
                "# W time_s offset bytes discontinuous charged_ms\n"
                "# M index time_s writes bytes discontinuities busy_s\n",
-               bw, cmd_ms, seek_ms, small_bytes, small_ms, queue_depth);
+               bw, cmd_ms, seek_ms, small_bytes, small_ms, queue_depth,
+               au_bytes, open_aus, random_bytes, gc_ms, gc_bw);
       fflush (log_file);
     }
   return 0;
@@ -206,8 +330,10 @@ stick_unload (void)
     return;
   fprintf (log_file,
            "S writes=%" PRIu64 " bytes=%" PRIu64 " discontinuities=%" PRIu64
-           " small=%" PRIu64 " flushes=%" PRIu64 " busy_s=%.3f dropped=%" PRIu64 "\n",
-           n_writes, n_bytes, n_discont, n_small, n_flushes, busy_s, n_dropped);
+           " small=%" PRIu64 " flushes=%" PRIu64 " busy_s=%.3f dropped=%" PRIu64
+           " merges=%" PRIu64 " merge_s=%.3f\n",
+           n_writes, n_bytes, n_discont, n_small, n_flushes, busy_s, n_dropped,
+           n_merges, merge_s);
   fclose (log_file);
   log_file = NULL;
 }
@@ -239,6 +365,81 @@ is_jump (uint64_t offset)
   return !(offset + reach >= last_start && offset <= last_end + reach);
 }
 
+/* Seconds of merge work to close AU A (lock held). */
+static double
+au_close (struct au *a)
+{
+  double cost = 0;
+  if (a->used && a->written < (uint64_t) au_bytes)
+    {
+      cost = gc_ms / 1000;
+      if (gc_bw > 0)
+        cost += (double) ((uint64_t) au_bytes - a->written) / gc_bw;
+      n_merges++;
+    }
+  a->used = false;
+  return cost;
+}
+
+/* The flash translation's extra cost of a write (lock held): see the top of the file. */
+static double
+au_cost (uint32_t count, uint64_t offset)
+{
+  uint64_t pos = offset, end = offset + count;
+  double cost = 0;
+
+  if (au_bytes <= 0 || end <= (uint64_t) random_bytes)
+    return 0;
+  if (pos < (uint64_t) random_bytes)
+    pos = random_bytes;
+  while (pos < end)
+    {
+      uint64_t idx = pos / au_bytes, au_end = (idx + 1) * au_bytes;
+      uint64_t seg_end = end < au_end ? end : au_end;
+      struct au *a = NULL, *victim = NULL;
+      int i;
+
+      for (i = 0; i < open_aus; i++)
+        if (aus[i].used && aus[i].index == idx)
+          a = &aus[i];
+      if (a != NULL && pos < a->wp)
+        {                                 /* going back in an open AU: rewrite it */
+          cost += au_close (a);
+          victim = a;
+          a = NULL;
+        }
+      if (a == NULL)
+        {
+          if (victim == NULL)
+            for (i = 0; i < open_aus; i++)
+              if (!aus[i].used)
+                {
+                  victim = &aus[i];
+                  break;
+                }
+          if (victim == NULL)
+            {
+              victim = &aus[0];
+              for (i = 1; i < open_aus; i++)
+                if (aus[i].lru < victim->lru)
+                  victim = &aus[i];
+              cost += au_close (victim);
+            }
+          a = victim;
+          a->used = true;
+          a->index = idx;
+          a->written = 0;
+        }
+      a->written += seg_end - pos;
+      a->wp = seg_end;
+      a->lru = ++au_clock;
+      if (a->wp == au_end && a->written >= (uint64_t) au_bytes)
+        a->used = false;                  /* written to its end: closed for free */
+      pos = seg_end;
+    }
+  return cost;
+}
+
 /* Charge one write of COUNT bytes at OFFSET; DO_IO performs it. Holds the lock until
  * the charged time has passed, so device time is serialised. */
 static int
@@ -247,7 +448,7 @@ charged_write (uint32_t count, uint64_t offset,
 {
   struct timespec t0, deadline;
   bool discont;
-  double cost;
+  double cost, merge;
   int r;
 
   pthread_mutex_lock (&lock);
@@ -270,6 +471,9 @@ charged_write (uint32_t count, uint64_t offset,
       cost += small_ms / 1000;
       n_small++;
     }
+  merge = au_cost (count, offset);
+  cost += merge;
+  merge_s += merge;
   r = do_io (io_arg);
   deadline.tv_sec = t0.tv_sec + (time_t) cost;
   deadline.tv_nsec = t0.tv_nsec + (long) ((cost - (time_t) cost) * 1e9);
@@ -288,8 +492,12 @@ charged_write (uint32_t count, uint64_t offset,
   busy_s += cost;
   if (log_file)
     {
-      fprintf (log_file, "W %.6f %" PRIu64 " %" PRIu32 " %d %.3f\n",
-               seconds_since (&t_start), offset, count, discont, cost * 1000);
+      if (au_bytes > 0)
+        fprintf (log_file, "W %.6f %" PRIu64 " %" PRIu32 " %d %.3f %.3f\n",
+                 seconds_since (&t_start), offset, count, discont, cost * 1000, merge * 1000);
+      else
+        fprintf (log_file, "W %.6f %" PRIu64 " %" PRIu32 " %d %.3f\n",
+                 seconds_since (&t_start), offset, count, discont, cost * 1000);
       fflush (log_file);
     }
   pthread_mutex_unlock (&lock);
@@ -420,6 +628,12 @@ static struct nbdkit_filter filter = {
     "stick-small-ms=MS        small-write penalty (default 0)\n"
     "stick-queue=N            commands in flight: 1 (Bulk-Only, default) or up to 64 (UAS;\n"
     "                         writes within N x 512 KiB of the previous are no jumps)\n"
+    "stick-au-bytes=SIZE      flash allocation unit; 0 (default): no flash translation model\n"
+    "stick-open-aus=N         AUs open for writing at once (default 1)\n"
+    "stick-random-bytes=SIZE  the start of the disk that is exempt (FAT area; default 0)\n"
+    "stick-gc-ms=MS           fixed cost of a merge (closing an AU not written to its end)\n"
+    "stick-gc-bw=BYTES/S      copy rate of a merge for the AU's unwritten rest (0: none)\n"
+    "stick-profile=FILE       read au_bytes, open_aus, random_bytes, gc_ms, gc_bw from FILE\n"
     "stick-yank-file=PATH     when PATH exists, the device takes no more writes (a pull)\n"
     "stick-log=FILE           request log with markers and a summary\n"
     "stick-marks=BOOL         count 4K reads in the last MiB as markers (default true)",

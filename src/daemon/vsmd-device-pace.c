@@ -1,0 +1,102 @@
+/* vsmd-device-pace.c - a managed disk's pacing and metadata commits: when the
+ * sync worker runs
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "vsmd-device-private.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+/* the worker ended or is dropped; a commit's end is not logged (one a
+ * second while small files are written: the settle's line counts them) */
+void
+vsmd_device_stop_pacing (VsmdDevice *d)
+{
+  if (d->pacer == NULL)
+    return;
+  if (vsmd_pacer_get_job (d->pacer) != VSMD_PACER_COMMIT)
+    g_message ("%s: pacing stopped after %u rounds (%s)", d->bdi, vsmd_pacer_get_rounds (d->pacer),
+               vsmd_pace_method_name (vsmd_pacer_get_method (d->pacer)));
+  else if (vsmd_pacer_failed (d->pacer))
+    g_message ("%s: a metadata commit failed", d->bdi);
+  g_clear_pointer (&d->pacer, vsmd_pacer_free);
+  vsm_dbus_device_set_pacing (d->skeleton, FALSE);
+}
+
+static void
+start_pacing (VsmdDevice *d, const char *mount_point, VsmdPacerJob job)
+{
+  g_autoptr (GError) error = NULL;
+
+  d->pacer = vsmd_pacer_start (d->bdi, d->disk_name, mount_point, job, &error);
+  if (d->pacer == NULL)
+    {
+      g_message ("%s: cannot pace writeback: %s", d->bdi, error->message);
+      d->pace_off = TRUE;
+      return;
+    }
+  switch (job)
+    {
+    case VSMD_PACER_COMMIT:
+      d->commits++;
+      return; /* not Pacing: a moment's fsync of FAT's buffers */
+    case VSMD_PACER_ONCE:
+      g_message ("%s: the writer stopped: one sync of %s to commit what it left (%u metadata "
+                 "commits while it wrote)",
+                 d->bdi, mount_point, d->commits);
+      break;
+    case VSMD_PACER_PACE:
+      g_message ("%s: pacing writeback of %s (one writer at the cap)", d->bdi, mount_point);
+      break;
+    }
+  d->commits = 0;
+  vsm_dbus_device_set_pacing (d->skeleton, TRUE);
+}
+
+/* one big writer at the cap: keep the file system syncing; stop as soon
+ * as that ends (vsm-pace.h). Any other writer: its metadata committed
+ * once a second while it writes (vsm_pace_commit_due()) and one sync once
+ * it stopped (vsm_pace_settle()). Only a disk with one mount: the figures
+ * are the disk's, and the writer could be on another of its file systems. */
+void
+vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st,
+                           gint64 at_usec)
+{
+  const char *const *mp = vsm_dbus_device_get_mount_points (d->skeleton);
+  gboolean want =
+    vsm_pace_feed (&d->pace, di, st, at_usec, vsm_dbus_device_get_cap_bytes (d->skeleton));
+  gboolean here;
+
+  if (d->pacer && !vsmd_pacer_is_running (d->pacer))
+    {
+      /* it ended: on an error (the mount went) not again on this mount; when
+       * the writer stopped, again only after new samples agree (and what a
+       * settle's round dirtied itself, FAT buffers, is not a writer). A
+       * commit's end changes nothing of what the samples know. */
+      d->pace_off = vsmd_pacer_failed (d->pacer);
+      if (vsmd_pacer_get_job (d->pacer) != VSMD_PACER_COMMIT || d->pace_off)
+        {
+          d->pace = (VsmPace){ 0 };
+          want = FALSE;
+        }
+      vsmd_device_stop_pacing (d);
+    }
+  /* not held off by an apply in flight: the first copy to a new drive is
+   * when its cap is learned and applied again, and a round only syncs the
+   * mount (CI's daemon check lost its whole 96 MiB window to that apply) */
+  here = d->pace_class && d->mounted && !d->pace_off && mp && mp[0] && !mp[1];
+  want = want && here;
+  if (want && d->pacer == NULL)
+    start_pacing (d, mp[0], VSMD_PACER_PACE);
+  else if (!want && d->pacer)
+    vsmd_pacer_request_stop (d->pacer); /* Pacing stays TRUE until it ended */
+  else if (here && d->pacer == NULL && vsm_pace_settle (&d->pace, di))
+    start_pacing (d, mp[0], VSMD_PACER_ONCE); /* a paced writer's last round was its settle */
+  else if (here && d->pacer == NULL && vsm_pace_commit_due (&d->pace, at_usec))
+    start_pacing (d, mp[0], VSMD_PACER_COMMIT);
+}
