@@ -220,7 +220,7 @@ A=$1
 cd "$A" || exit 1
 /usr/bin/python3 -m dbusmock --template notification_daemon > /dev/null 2>&1 &
 gsettings set org.vfatsmart max-dirty-seconds 1.0
-vfat-smart agent > "$A/agent.log" 2>&1 &
+G_MESSAGES_DEBUG=vfat-smart vfat-smart agent > "$A/agent.log" 2>&1 &
 echo $! > "$A/agent.pid"
 wait $!
 echo $? > "$A/agent.rc"
@@ -235,6 +235,8 @@ opts=$S/${b/:/-}.options
 lab_as_user udisksctl mount -b "$part" > /dev/null 2>&1
 mnt=$(findmnt -n -o TARGET --source "$part" | head -n 1)
 sent=no; wait_until 30 bash -c "[ -e $opts ] && gdbus call --system -d $D -o $path -m org.freedesktop.DBus.Properties.Get $D.Device Policy | grep -q \"'user'\"" && sent=yes
+echo "   mounted at $mnt; the daemon says MountedBy $(val "$path" MountedBy), MountPoints $(val "$path" MountPoints)"
+[ $sent = yes ] || grep -v ' at risk$' "$A/agent.log" | sed 's/^/   agent (options not seen) | /' | tail -n 12
 dpid=$(pgrep -xo vfat-smartd)
 kill -9 "$(cat "$A/agent.pid")"
 wait_until 10 bash -c "[ -s $A/agent.rc ]"
@@ -251,7 +253,7 @@ wait_until 20 bash -c "[ ! -e $opts ] && ! gdbus call --system -d $D -o $path -m
 touch "$A/stop"
 wait_until 15 bash -c "! kill -0 $spid 2> /dev/null" || kill $spid 2> /dev/null
 wait $spid 2> /dev/null
-sed 's/^/   agent | /' "$A/agent.log" | tail -n 3
+grep -v -- '-DEBUG: ' "$A/agent.log" | sed 's/^/   agent | /' | tail -n 3
 echo "   the agent's options reached the daemon: $sent; the agent exited $arc; daemon pid $dpid alive: $alive"
 check "agent kill -9: the daemon goes on (same pid, object, MountPoints; a copy $cprc), the options kept while mounted" \
   [ $sent = yes -a $alive = yes -a $working = yes -a "$cprc" = 0 -a $kept = yes ]
