@@ -3,6 +3,9 @@
 # "FAULT | scenario | left changed | exit codes | log" row per scenario for the results
 # table, PASS/FAIL lines, and ends with "KERNEL: N passed, N failed".
 # Needs STICKSS1 and the HOTPLUG1 stick; REPLUGS (default 50) sets the re-plug count.
+# 9-13 are vfat-smartd's (D-Bus activated, its log in $LAB_OUT/vfat-smartd.log): killed
+# during a copy, the agent killed, a pull during its metadata commit, a full /run and
+# /var/lib while it saves a drive's history, the system bus restarted.
 set -u
 . "${LAB_SCRIPT_DIR:?the driver sets LAB_SCRIPT_DIR}/check-lib.sh"
 REPLUGS=${REPLUGS:-50}
@@ -24,7 +27,9 @@ row() { echo "FAULT | $1 | $2 | $3 | $4"; }
 oops0=$(oops)
 ss=$(lab_disk STICKSS1 10) || { fail "no STICKSS1"; finish; }
 vfat-smart restore --all > /dev/null 2>&1
+orig0=$(knobs_of "$(bdi_of "$ss")")   # a stick's knobs as the kernel sets them
 
+if [ "${ONLY_DAEMON:-0}" != 1 ]; then
 # --- 1. surprise removal mid-copy, mounted through udisks
 d=$(lab_hotplug) || { fail hotplug; finish; }
 lab_as_user udisksctl mount -b "${d}1" > /dev/null 2>&1
@@ -156,4 +161,194 @@ for i in $(seq "$REPLUGS"); do
 done
 check "re-plugged $REPLUGS times: recorded on each plug, forgotten on each pull" [ $bad = 0 ]
 row "same stick re-plugged $REPLUGS times" "$(states) records" "$bad bad plugs" "udisksd alive: $(pgrep -x udisksd > /dev/null && echo yes || echo no); kernel oopses: $(( $(oops) - oops0 ))"
+fi   # ONLY_DAEMON: 9-13 alone (tests/lab/faults --only-daemon, to try them)
+
+# --- 9. vfat-smartd killed with -9 during a copy to a managed stick, started again
+daemon_log_to_lab_out
+log() { sed 's/^/   log | /' "$LAB_OUT/vfat-smartd.log" | tail -n "${1:-5}"; }
+logn() { wc -l < "$LAB_OUT/vfat-smartd.log" 2> /dev/null || echo 0; }
+since() { sed -n "$(($1 + 1)),\$p" "$LAB_OUT/vfat-smartd.log"; }
+check "vfat-smartd is D-Bus activated" wait_until 30 in_list ""
+devcap=$(gdbus call --system -d $D -o /org/vfatsmart/VfatSmart1 -m org.freedesktop.DBus.Properties.Get $D.Manager HasDeviceCap)
+[[ $devcap == *true* ]] && devcap=1 || devcap=0
+d=$(lab_hotplug) || { fail hotplug; finish; }
+part=${d}1 b=$(bdi_of "$d")
+path=/org/vfatsmart/VfatSmart1/devices/${b/:/_} rec=$S/${b/:/-}.state
+wait_until 20 in_list "$path"
+lab_as_user udisksctl mount -b "$part" > /dev/null 2>&1
+mnt=$(findmnt -n -o TARGET --source "$part" | head -n 1)
+wait_until 20 bash -c "[[ \"\$(val $path MountPoints)\" == *'$mnt'* ]]"
+grep -E '^(\[|path=|original=|restore-)' "$rec" > "$W/rec0" 2> /dev/null
+head -c 64M /dev/urandom > "$W/d64"
+dpid=$(pgrep -xo vfat-smartd)
+( lab_as_user cp "$W/d64" "$mnt/copy"; echo $? > "$W/cp.rc" ) &
+cpid=$!
+sleep 2
+kill -0 $cpid 2> /dev/null && during=yes || during=no
+kill -9 "$dpid"
+wait_until 10 bash -c "! kill -0 $dpid 2> /dev/null"
+back=no; wait_until 30 in_list "$path" && back=yes
+dpid2=$(pgrep -xo vfat-smartd)
+wait $cpid; cprc=$(cat "$W/cp.rc")
+mp_back=no; wait_until 20 bash -c "[[ \"\$(val $path MountPoints)\" == *'$mnt'* ]]" && mp_back=yes
+by=$(val "$path" MountedBy)
+rec_ok=no; [ -s "$W/rec0" ] && grep -E '^(\[|path=|original=|restore-)' "$rec" 2> /dev/null | cmp -s - "$W/rec0" && rec_ok=yes
+sync
+lab_as_user udisksctl unmount -b "$part" > /dev/null 2>&1 || { sleep 3; umount "$part"; }
+lab_as_user udisksctl mount -b "$part" > /dev/null 2>&1
+mnt=$(findmnt -n -o TARGET --source "$part" | head -n 1)
+same=no; cmp -s "$W/d64" "$mnt/copy" && same=yes
+lab_as_user udisksctl unmount -b "$part" > /dev/null 2>&1 || { sleep 3; umount "$part"; }
+echo "   killed pid $dpid (copy running: $during), activated again: pid ${dpid2:-none}"
+log 4
+check "daemon kill -9 mid-copy: the copy went through ($cprc) and compares equal after umount and a new mount" [ "$cprc" = 0 -a $same = yes ]
+check "... the record intact, the object back (activation), MountPoints and MountedBy ($by) followed again" \
+  [ $rec_ok = yes -a $back = yes -a $mp_back = yes -a "$by" = 1000 ]
+row "vfat-smartd kill -9 during a copy, D-Bus activated again" "record's originals: $( [ $rec_ok = yes ] && echo "intact" || echo CHANGED)" "cp $cprc, daemon 137 then activated ($back)" "copy equal after umount: $same; object back: $back; MountPoints back: $mp_back; MountedBy $by"
+
+# --- 10. the agent killed with -9: the daemon goes on; the user's options go at unmount
+cat > /etc/polkit-1/rules.d/11-vsm-lab-tune-own.rules << 'RULE'
+polkit.addRule(function(action, subject) {
+    if (action.id == "org.vfatsmart.tune-own-device" && subject.user == "labuser")
+        return polkit.Result.YES;
+});
+RULE
+sleep 2
+A=$(mktemp -d); chown labuser "$A"
+cat > "$A/session.sh" << 'EOF'
+A=$1
+cd "$A" || exit 1
+/usr/bin/python3 -m dbusmock --template notification_daemon > /dev/null 2>&1 &
+gsettings set org.vfatsmart max-dirty-seconds 1.0
+G_MESSAGES_DEBUG=vfat-smart vfat-smart agent > "$A/agent.log" 2>&1 &
+echo $! > "$A/agent.pid"
+wait $!
+echo $? > "$A/agent.rc"
+while [ ! -e "$A/stop" ]; do sleep 0.5; done
+kill %1 2> /dev/null
+wait
+EOF
+lab_as_user dbus-run-session -- bash "$A/session.sh" "$A" &
+spid=$!
+wait_until 30 bash -c "[ -s $A/agent.pid ] && kill -0 \$(cat $A/agent.pid)"
+opts=$S/${b/:/-}.options
+lab_as_user udisksctl mount -b "$part" > /dev/null 2>&1
+mnt=$(findmnt -n -o TARGET --source "$part" | head -n 1)
+sent=no; wait_until 30 bash -c "[ -e $opts ] && gdbus call --system -d $D -o $path -m org.freedesktop.DBus.Properties.Get $D.Device Policy | grep -q \"'user'\"" && sent=yes
+echo "   mounted at $mnt; the daemon says MountedBy $(val "$path" MountedBy), MountPoints $(val "$path" MountPoints)"
+[ $sent = yes ] || grep -v ' at risk$' "$A/agent.log" | sed 's/^/   agent (options not seen) | /' | tail -n 12
+dpid=$(pgrep -xo vfat-smartd)
+kill -9 "$(cat "$A/agent.pid")"
+wait_until 10 bash -c "[ -s $A/agent.rc ]"
+arc=$(cat "$A/agent.rc" 2> /dev/null)
+sleep 2
+head -c 16M /dev/urandom > "$W/d16"
+lab_as_user cp "$W/d16" "$mnt/copy16"; cprc=$?
+alive=no; kill -0 "$dpid" 2> /dev/null && [ "$(pgrep -xo vfat-smartd)" = "$dpid" ] && alive=yes
+kept=no; [ -e "$opts" ] && kept=yes
+working=no; in_list "$path" && [[ "$(val "$path" MountPoints)" == *"$mnt"* ]] && working=yes
+lab_as_user udisksctl unmount -b "$part" > /dev/null 2>&1 || { sleep 3; umount "$part"; }
+dropped=no
+wait_until 20 bash -c "[ ! -e $opts ] && ! gdbus call --system -d $D -o $path -m org.freedesktop.DBus.Properties.Get $D.Device Policy | grep -q \"'user'\"" && dropped=yes
+touch "$A/stop"
+wait_until 15 bash -c "! kill -0 $spid 2> /dev/null" || kill $spid 2> /dev/null
+wait $spid 2> /dev/null
+grep -v -- '-DEBUG: ' "$A/agent.log" | sed 's/^/   agent | /' | tail -n 3
+echo "   the agent's options reached the daemon: $sent; the agent exited $arc; daemon pid $dpid alive: $alive"
+check "agent kill -9: the daemon goes on (same pid, object, MountPoints; a copy $cprc), the options kept while mounted" \
+  [ $sent = yes -a $alive = yes -a $working = yes -a "$cprc" = 0 -a $kept = yes ]
+check "... the user's options dropped at unmount (the .options file and Policy's user rows gone)" [ $dropped = yes ]
+row "vfat-smart agent kill -9 (labuser's session)" "user options after unmount: $( [ $dropped = yes ] && echo none || echo KEPT)" "agent ${arc:-?}, copy $cprc" "options sent: $sent; daemon alive: $alive; kept while mounted: $kept"
+
+# --- 11. the stick pulled during the daemon's metadata commit (the settle after a writer)
+if [ $devcap = 1 ]; then
+  lab_as_user udisksctl mount -b "$part" > /dev/null 2>&1
+  mnt=$(findmnt -n -o TARGET --source "$part" | head -n 1)
+  wait_until 20 bash -c "[[ \"\$(val $path MountPoints)\" == *'$mnt'* ]]"
+  mkdir -p "$W/small"; head -c 32000K /dev/urandom | split -b 64K -a 4 - "$W/small/f"   # 500 files
+  l0=$(logn); dpid=$(pgrep -xo vfat-smartd)
+  lab_as_user cp -r "$W/small" "$mnt/small"; cprc=$?
+  # pull as soon as the settle's line appears
+  seen=no; wait_until 60 bash -c "sed -n '$((l0 + 1)),\$p' '$LAB_OUT/vfat-smartd.log' | grep -q 'the writer stopped: one sync'" && seen=yes
+  pacing=$(val "$path" Pacing)
+  t0=$(date +%s.%N)
+  lab_unplug
+  tpull=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  umount -l "$mnt" 2> /dev/null
+  gone=no; wait_until 20 bash -c "! list | grep -q '$path'" && gone=yes
+  for _ in $(seq 50); do [ "$(states)" = 0 ] && break; sleep 0.2; done
+  n=$(states)
+  alive=no; kill -0 "$dpid" 2> /dev/null && alive=yes
+  since "$l0" | grep -E 'writer stopped|metadata commit|pulled|gone|error|failed' | sed 's/^/   log | /' | tail -n 6
+  vfat-smart status > /dev/null 2>&1; strc=$?
+  check "pull during the metadata commit (log line seen: $seen): the daemon alive, the object and the record gone, status $strc" \
+    [ $seen = yes -a $alive = yes -a $gone = yes -a "$n" = 0 -a $strc = 0 ]
+  row "stick pulled during vfat-smartd's metadata commit" "$n records" "cp $cprc, status $strc" "pulled ${tpull}s after the settle's log line (Pacing then: $pacing); daemon alive: $alive; kernel oopses: $(( $(oops) - oops0 ))"
+else
+  row "stick pulled during vfat-smartd's metadata commit" "-" "-" "$LAB_KERNEL has no per-device cap: nothing is paced, there is no metadata commit to pull during"
+  lab_unplug
+fi
+
+# --- 12. /run and /var/lib/vfat-smart full while the daemon saves a drive's history
+d=$(lab_hotplug) || { fail hotplug; finish; }
+part=${d}1 b=$(bdi_of "$d")
+path=/org/vfatsmart/VfatSmart1/devices/${b/:/_}
+wait_until 30 in_list "$path"
+lab_as_user udisksctl mount -b "$part" > /dev/null 2>&1
+mnt=$(findmnt -n -o TARGET --source "$part" | head -n 1)
+wait_until 20 bash -c "[[ \"\$(val $path MountPoints)\" == *'$mnt'* ]]"
+lab_as_user cp "$W/d16" "$mnt/h16"; sync
+H=/var/lib/vfat-smart/drives.history
+had=no; [ -s $H ] && had=yes && cp -p $H "$W/history.old"
+mount -t tmpfs -o size=64k,mode=0755 tmpfs /var/lib/vfat-smart
+[ $had = yes ] && cp -p "$W/history.old" $H
+head -c 1M /dev/zero > /var/lib/vfat-smart/.filler 2> /dev/null
+run_size=$(df -k --output=size /run | tail -n 1 | tr -d ' ')
+run_used=$(df -k --output=used /run | tail -n 1 | tr -d ' ')
+mount -o remount,size=$((run_used + 64))k /run
+head -c 8M /dev/zero > /run/.vsm-filler 2> /dev/null
+echo "   /run: $(df -h --output=size,avail /run | tail -n 1); /var/lib/vfat-smart: $(df -h --output=size,avail /var/lib/vfat-smart | tail -n 1)"
+l0=$(logn); dpid=$(pgrep -xo vfat-smartd)
+lab_as_user udisksctl unmount -b "$part" > /dev/null 2> "$W/umount.err"; urc=$?
+[ $urc = 0 ] || { echo "   udisksctl unmount: $(head -n 1 "$W/umount.err"); umount by hand"; umount "$part"; }
+said=no; wait_until 20 bash -c "sed -n '$((l0 + 1)),\$p' '$LAB_OUT/vfat-smartd.log' | grep -q 'history not kept'" && said=yes
+sleep 2
+alive=no; kill -0 "$dpid" 2> /dev/null && alive=yes
+kept=no
+if [ $had = yes ]; then cmp -s "$W/history.old" $H && kept=yes; else [ ! -s $H ] && kept=yes; fi
+ls -a /var/lib/vfat-smart | grep -v '^\.*$' | grep -v '^drives.history$' | grep -v '^.filler$' | sed 's/^/   left in \/var\/lib\/vfat-smart: /'
+rm -f /run/.vsm-filler /var/lib/vfat-smart/.filler
+mount -o remount,size=${run_size}k /run
+umount /var/lib/vfat-smart
+since "$l0" | grep -iE 'history|space|error|warn' | sed 's/^/   log | /' | tail -n 4
+msg=$(since "$l0" | grep -m1 'history not kept' | sed 's/.*history not kept: //' | head -c 100)
+check "full /run and /var/lib: the daemon alive ($alive), the old history file kept (existed: $had), its log says so" \
+  [ $alive = yes -a $kept = yes -a $said = yes ]
+row "/run and /var/lib/vfat-smart full while vfat-smartd saves a drive's history" "history file: $( [ $kept = yes ] && echo "as before" || echo CHANGED)" "udisksctl unmount $urc" "daemon alive: $alive; log: ${msg:-(nothing)}"
+lab_unplug
+
+# --- 13. the system bus restarted under the daemon, a managed stick plugged
+d=$(lab_hotplug) || { fail hotplug; finish; }
+b=$(bdi_of "$d")
+path=/org/vfatsmart/VfatSmart1/devices/${b/:/_}
+wait_until 30 in_list "$path"
+changed=$(knobs_of "$b")
+dpid=$(pgrep -xo vfat-smartd) l0=$(logn)
+busp=$(cat /run/dbus/pid)
+kill -9 "$busp"
+exited=no; wait_until 15 bash -c "! kill -0 $dpid 2> /dev/null" && exited=yes
+rm -f /run/dbus/pid /run/dbus/system_bus_socket
+dbus-daemon --system --fork; brc=$?
+since "$l0" | sed 's/^/   log | /' | tail -n 4
+# udisksd and polkitd went with the bus; they are activated on demand (their service files)
+records=$(states)
+vfat-smart status > /dev/null 2>&1; strc=$?
+back=no; wait_until 30 in_list "$path" && back=yes
+vfat-smart restore --all > "$W/restore" 2>&1; rrc=$?
+after=$(knobs_of "$b")
+echo "   knobs while managed: $changed; after restore --all: $after (a stick's as the kernel sets them: $orig0)"
+check "system bus restarted: vfat-smartd exited ($exited), activated again ($back), the record kept ($records), restore --all $rrc puts the knobs back" \
+  [ $back = yes -a "$records" -ge 1 -a $strc = 0 -a $rrc = 0 -a "$after" = "$orig0" -a "$(states)" = 0 ]
+row "system bus restarted (dbus-daemon kill -9, started again)" "knobs after restore --all: $( [ "$after" = "$orig0" ] && echo none || echo "$after")" "status $strc, restore --all $rrc, dbus-daemon $brc" "vfat-smartd exited with the bus: $exited; $records records kept; activated again: $back"
+lab_unplug
 finish
