@@ -21,7 +21,7 @@ VsmUserOptions *vsmd_options_update (const char *bdi, const VsmUserOptions *curr
                                      const char *granted);
 
 /* the options' ignore-devices (and the admin's) match the disk; it may read the
- * disk's superblock: only in a worker, never on the main loop (B4) */
+ * disk's superblock: only in a worker, never on the main loop */
 gboolean vsmd_options_ignore_drive (const VsmUserOptions *options, const char *disk_syspath);
 
 /* kept for a restart (options NULL or empty: the file goes) */
