@@ -697,7 +697,7 @@ def render(summary, plots=None, notes=None, raw_shown="bench/raw/"):
              % (summary["generated"], summary["command"], raw_shown))
     L.append("")
     L += calibration_section(summary)
-    L.append("## Goals (issue 11), vfat-smart as installed against the same run's references")
+    L.append("## Goals: vfat-smart as installed against the same run's references")
     L.append("")
     gl = goals(summary)
     for st, text in sorted(gl, key=lambda x: {"MISSED": 0, "not measured": 1, "met": 2}[x[0]]):
