@@ -13,11 +13,7 @@ VS=$1
 SCHEMAS=$2
 MH=$3
 UH=$4
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
   echo "1..0 # SKIP needs root for loop devices and BDI knobs (CI runs as root)"
@@ -25,7 +21,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 work=$(mktemp -d)
-loop= loop2= made_nodes=() tmpfs=
+loop= loop2= tmpfs=
 cleanup() {
   [ -n "$tmpfs" ] && umount "$tmpfs" 2>/dev/null
   [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
@@ -40,18 +36,6 @@ export GSETTINGS_SCHEMA_DIR=$SCHEMAS
 export GSETTINGS_BACKEND=memory
 S=$VFAT_SMART_STATE_DIR
 
-# a partition node even without udevd (see test-loop.sh)
-partition_of() {
-  local l=$1 p=${1}p1
-  for _ in 1 2 3 4 5; do [ -b "$p" ] && break; sleep 0.2; done
-  [ -b "$p" ] || partx -a "$l" 2>/dev/null
-  for _ in 1 2 3 4 5; do [ -b "$p" ] && break; sleep 0.2; done
-  if [ ! -b "$p" ]; then
-    IFS=: read -r pmaj pmin < /sys/block/"${l#/dev/}"/"${p#/dev/}"/dev
-    mknod "$p" b "$pmaj" "$pmin" && made_nodes+=("$p")
-  fi
-  echo "$p"
-}
 truncate -s 64M "$work/img"
 echo 'type=c' | sfdisk -q "$work/img" > /dev/null
 loop=$(losetup -f --show -P "$work/img")

@@ -51,8 +51,9 @@ if [ "${VSM_IN_NS:-}" != 1 ]; then
   fi
   rm -rf "$o"
   echo "TAP version 13"
-  [ -z "$note" ] || echo "$note"
   n=0 failed=0
+  # the Debian 13 half is part of the test: without it the test fails, it does not skip
+  [ -z "$note" ] || { n=1 failed=1; echo "not ok 1 - ${note#\# }"; }
   for f in "${flavours[@]}"; do
     out=$(VSM_IN_NS=1 unshare "${us[@]}" -m --propagation private "$0" "$ROOT" "$f" "$n" 2>&1)
     rc=$?
