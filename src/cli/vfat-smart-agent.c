@@ -261,6 +261,7 @@ on_device_added (GDBusConnection *c, const char *sender, const char *path, const
   const char *device;
 
   g_variant_get (params, "(&o)", &device);
+  g_debug ("DeviceAdded %s", device);
   add_drive (data, device);
 }
 
@@ -300,6 +301,7 @@ on_list (GObject *source, GAsyncResult *res, gpointer data)
       return;
     }
   g_variant_get (reply, "(^a&o)", &paths);
+  g_debug ("ListDevices: %u drives", g_strv_length ((char **)paths));
   for (const char **p = paths; *p; p++)
     add_drive (a, *p);
 }

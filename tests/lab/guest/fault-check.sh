@@ -236,7 +236,14 @@ lab_as_user udisksctl mount -b "$part" > /dev/null 2>&1
 mnt=$(findmnt -n -o TARGET --source "$part" | head -n 1)
 sent=no; wait_until 30 bash -c "[ -e $opts ] && gdbus call --system -d $D -o $path -m org.freedesktop.DBus.Properties.Get $D.Device Policy | grep -q \"'user'\"" && sent=yes
 echo "   mounted at $mnt; the daemon says MountedBy $(val "$path" MountedBy), MountPoints $(val "$path" MountPoints)"
-[ $sent = yes ] || grep -v ' at risk$' "$A/agent.log" | sed 's/^/   agent (options not seen) | /' | tail -n 12
+if [ $sent = no ]; then
+  sed 's/^/   agent (options not seen) | /' "$A/agent.log" | tail -n 30
+  echo "   ListDevices now: $(gdbus call --system -d $D -o /org/vfatsmart/VfatSmart1 -m $D.Manager.ListDevices 2>&1)"
+  echo "   Policy now: $(gdbus call --system -d $D -o $path -m org.freedesktop.DBus.Properties.Get $D.Device Policy 2>&1 | head -c 600)"
+  echo "   $opts: $(ls -l "$opts" 2>&1)"
+  lab_as_user env DBUS_SESSION_BUS_ADDRESS=none gsettings get org.vfatsmart allow-user-tuning 2>&1 | sed 's/^/   allow-user-tuning: /'
+  log 15
+fi
 dpid=$(pgrep -xo vfat-smartd)
 kill -9 "$(cat "$A/agent.pid")"
 wait_until 10 bash -c "[ -s $A/agent.rc ]"
