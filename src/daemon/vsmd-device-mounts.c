@@ -155,7 +155,10 @@ vsmd_device_set_mount_points (VsmdDevice *d, const char *const *mount_points)
   g_autoptr (GPtrArray) targets = g_ptr_array_new ();
   guint32 owner;
 
-  if (mount_points == NULL)
+  /* the kernel's mount table first: udisks' view of a new mount can come
+   * later than libmount's event, and a mount published without its points
+   * (MountedBy set, MountPoints empty) would be a state no client should see */
+  if (mount_points == NULL || mounts->len > 0)
     {
       for (guint i = 0; i < mounts->len; i++)
         g_ptr_array_add (targets, ((VsmMountInfo *)g_ptr_array_index (mounts, i))->target);
@@ -165,6 +168,8 @@ vsmd_device_set_mount_points (VsmdDevice *d, const char *const *mount_points)
   owner = mount_owner (mounts);
   if (owner == NO_UID)
     owner = vsmd_options_mount_point_owner (mount_points);
+  if (mount_points[0] == NULL)
+    owner = NO_UID;
   vsm_dbus_device_set_mount_points (d->skeleton, mount_points);
   vsm_dbus_device_set_mounted_by (d->skeleton, owner);
   vsmd_device_publish_flush_mode (d, NULL, mounts);

@@ -232,6 +232,9 @@ lab_as_user dbus-run-session -- bash "$A/session.sh" "$A" &
 spid=$!
 wait_until 30 bash -c "[ -s $A/agent.pid ] && kill -0 \$(cat $A/agent.pid)"
 opts=$S/${b/:/-}.options
+mon=no; command -v dbus-monitor > /dev/null && mon=yes
+[ $mon = no ] || { dbus-monitor --system "type='signal',path='$path',member='PropertiesChanged'" > "$A/monitor.log" 2>&1 & echo $! > "$A/monitor.pid"; }
+sleep 0.5
 lab_as_user udisksctl mount -b "$part" > /dev/null 2>&1
 mnt=$(findmnt -n -o TARGET --source "$part" | head -n 1)
 sent=no; wait_until 30 bash -c "[ -e $opts ] && gdbus call --system -d $D -o $path -m org.freedesktop.DBus.Properties.Get $D.Device Policy | grep -q \"'user'\"" && sent=yes
@@ -243,7 +246,9 @@ if [ $sent = no ]; then
   echo "   $opts: $(ls -l "$opts" 2>&1)"
   lab_as_user env DBUS_SESSION_BUS_ADDRESS=none gsettings get org.vfatsmart allow-user-tuning 2>&1 | sed 's/^/   allow-user-tuning: /'
   log 15
+  [ $mon = no ] || grep -E 'MountPoints|MountedBy|^signal|string "/|uint32' "$A/monitor.log" | tail -n 40 | sed 's/^/   PropertiesChanged | /'
 fi
+[ $mon = no ] || kill "$(cat "$A/monitor.pid")" 2> /dev/null
 dpid=$(pgrep -xo vfat-smartd)
 kill -9 "$(cat "$A/agent.pid")"
 wait_until 10 bash -c "[ -s $A/agent.rc ]"
