@@ -249,7 +249,10 @@ add_drive (Agent *a, const char *path)
       return;
     }
   d->label = drive_label (d->proxy);
-  g_signal_connect (d->proxy, "g-properties-changed", G_CALLBACK (on_drive_changed), d);
+  /* after: the generated proxy drops its copies of array properties
+   * (MountPoints) in its own handler; one connected before it would read
+   * the old mount points beside the new MountedBy */
+  g_signal_connect_after (d->proxy, "g-properties-changed", G_CALLBACK (on_drive_changed), d);
   g_hash_table_insert (a->drives, g_strdup (path), d);
   drive_update (d);
 }

@@ -199,7 +199,9 @@ add_device (Watch *w, const char *path)
       g_object_unref (d);
       return;
     }
-  g_signal_connect (d, "g-properties-changed", G_CALLBACK (on_changed), w);
+  /* after the generated proxy's handler: it drops its old copies of array
+   * properties (MountPoints) there */
+  g_signal_connect_after (d, "g-properties-changed", G_CALLBACK (on_changed), w);
   g_hash_table_insert (w->devices, g_strdup (path), d);
 }
 

@@ -1269,6 +1269,28 @@ class TestDaemon(unittest.TestCase):
         wait_for(lambda: self.prop(path, "CapBytes") == 38 * 1024 * 1024, what="the admin's cap")
         self.assertIsNone(agent.poll())
 
+    def test_agent_sees_a_mount_after_it_started(self):
+        """the agent runs first, then the user mounts: MountedBy and
+        MountPoints change in one PropertiesChanged, and the agent sends the
+        user's options for that mount (its handler ran before the generated
+        proxy dropped its cached MountPoints, and saw the old value)"""
+        self.admin_settings()
+        self.start_session_bus()
+        _, bdi, path = self.user_mounted_stick(self.caller_uid())
+        self.udisks_mount_points([])
+        self.polkit_allow(["org.vfatsmart.tune-own-device"])
+        self.gsettings("set", "org.vfatsmart", "max-dirty-seconds", "1.0")
+        self.start_daemon()
+        wait_for(lambda: self.prop(path, "MountPoints") == [], what="not mounted")
+        agent = self.start_agent()
+        self.pump(2)
+        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        self.udisks_mount_points([self.mount_dir])
+        wait_for(lambda: self.prop(path, "MountedBy") == self.caller_uid(), what="MountedBy")
+        wait_for(lambda: self.prop(path, "CapBytes") == 19 * 1024 * 1024, what="the user's cap")
+        self.assertEqual(self.policy_of(path)["max-dirty-seconds"], ("1.0", "user"))
+        self.assertIsNone(agent.poll())
+
     def test_agent_pull_with_data_at_risk(self):
         self.admin_settings()
         self.start_session_bus()
