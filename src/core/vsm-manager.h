@@ -145,4 +145,22 @@ gboolean vsm_unmounted (const VsmDevice *d, GPtrArray *notes, GError **error);
  * re-apply is due (*planned_for: what the last one was for, updated). */
 gboolean vsm_global_knobs_due (gboolean device_cap, gboolean mounted, int *planned_for);
 
+/* hotplug: a udev event (add, change) of a disk or partition, in one call.
+ * The device's facts from sysfs, udev's database and the event itself
+ * (envp: ID_FS_*, ID_PART_TABLE_TYPE, a class an earlier rule set in
+ * VFAT_SMART_CLASS), planned and applied as udev's (the vm.* knobs wait for
+ * a mount), and the answered-for stamp left or dropped. Never reads the
+ * drive. Returns NULL when the device is gone (error unset) or cannot be
+ * read (error set); else the assessment, with *applied TRUE when the plan
+ * is in place (*state: the record, NULL when the drive is left alone) and
+ * FALSE with error set when it could not be applied. notes (may be NULL):
+ * warnings, one line each. */
+VsmAssessment *vsm_hotplug (const char *syspath, const char *const *envp, gboolean *applied,
+                            VsmState **state, GPtrArray *notes, GError **error);
+
+/* unplug: the disk bdi ("MAJ:MIN") is gone: its record and its
+ * answered-for stamps are dropped, nothing written back (the vm.* knobs go
+ * back with their last owner). VSM_ERROR_NOT_MANAGED when it had none. */
+gboolean vsm_unplug (const char *bdi, GError **error);
+
 G_END_DECLS

@@ -30,4 +30,10 @@ char *vsm_udisks_configured_defaults (const char *conf_path, const char *fs_type
  * on vfat. Everything else the admin set stays. */
 char *vsm_udisks_defaults_for_plan (const VsmPlan *plan, const char *configured);
 
+/* Both in one: the defaults udisks should take for the plan's filesystem
+ * on the device named by names, layered over conf_path (NULL: none, udisks'
+ * built-in set). */
+char *vsm_udisks_layered_defaults (const VsmPlan *plan, const char *conf_path,
+                                   const char *const *names);
+
 G_END_DECLS
