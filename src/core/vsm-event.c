@@ -336,6 +336,32 @@ event_device (const char *syspath, const char *const *envp, VsmOverrides *o, GPt
   return d;
 }
 
+/* A change event of a disk with a record: the intent recorded there, when
+ * it holds a person's choice (a class, a flush mode, per-drive options),
+ * NULL otherwise. A class the event's rule states (VFAT_SMART_CLASS) counts
+ * only where the record has none. */
+static VsmIntent *
+recorded_intent (const VsmDevice *d, const char *const *envp, const VsmOverrides *event)
+{
+  g_autoptr (VsmState) s = NULL;
+  VsmIntent *intent;
+
+  if (g_strcmp0 (g_environ_getenv ((char **)envp, "ACTION"), "change") != 0 || d->bdi == NULL)
+    return NULL;
+  s = vsm_state_load (d->bdi, NULL);
+  if (s == NULL || s->intent == NULL ||
+      (!s->intent->set_class && s->intent->flush_mode == VSM_FLUSH_MODE_AUTO &&
+       s->intent->user_options == NULL))
+    return NULL;
+  intent = vsm_intent_copy (s->intent);
+  if (!intent->set_class && event->set_class)
+    {
+      intent->set_class = TRUE;
+      intent->klass = event->klass;
+    }
+  return intent;
+}
+
 VsmAssessment *
 vsm_hotplug (const char *syspath, const char *const *envp, gboolean *applied, VsmState **state,
              GPtrArray *notes, GError **error)
@@ -344,6 +370,7 @@ vsm_hotplug (const char *syspath, const char *const *envp, gboolean *applied, Vs
   const VsmApplyOptions options = { VSM_SOURCE_UDEV, VSM_LOCK_WAIT_UDEV_MS, TRUE };
   g_autoptr (GError) stamp_error = NULL;
   VsmOverrides o = { 0 };
+  VsmIntent *intent;
   VsmAssessment *a;
   VsmDevice *d;
   gboolean is_fs;
@@ -353,7 +380,11 @@ vsm_hotplug (const char *syspath, const char *const *envp, gboolean *applied, Vs
   d = event_device (syspath, envp, &o, notes, error);
   if (d == NULL)
     return NULL;
-  a = vsm_assess_device (d, NULL, &o);
+  /* a change of a disk a person made a choice for plans from that choice,
+   * as a re-apply does: the event brings new facts, not a new intent */
+  intent = recorded_intent (d, envp, &o);
+  a = intent ? vsm_assess_intent (d, intent, NULL, 0, NULL, NULL, "udev change event")
+             : vsm_assess_device (d, NULL, &o);
   *applied = vsm_assessment_apply (a, &options, NULL, NULL, state, error);
 
   /* the next change event of this file system (an unmount's) keeps this

@@ -84,6 +84,14 @@ typedef struct
  * VSM_ERROR_NOT_MANAGED when the disk has no record. */
 gboolean vsm_reapply_device (VsmDevice *device, const VsmReapply *r, VsmState **state,
                              GError **error);
+/* A disk planned from an intent (taken over, like device and policy,
+ * NULL: loaded): the person's choices in it (class, flush mode, the
+ * per-drive options) over the policy, a measurement (bandwidth 0: the
+ * drive's history), the stall fallback (drop_strict_limit, NULL: none),
+ * and why ("the cap drifted") among the plan's reasons. */
+VsmAssessment *vsm_assess_intent (VsmDevice *device, VsmIntent *intent, VsmPolicy *policy,
+                                  guint64 bandwidth, const char *bandwidth_source,
+                                  const char *drop_strict_limit, const char *reason);
 /* the same for the disk with bdi, found by the syspath in its record */
 gboolean vsm_reapply (GUdevClient *client, const char *bdi, const VsmReapply *r, VsmState **state,
                       GError **error);
