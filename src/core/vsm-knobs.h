@@ -24,6 +24,11 @@ const VsmKnobSpec *vsm_knob_spec_lookup (const char *name);
 /* /sys/class/bdi/BDI/NAME or /proc/sys/vm/NAME (under vsm-paths' roots);
  * NULL for an unknown knob or a malformed bdi. */
 char *vsm_knob_path (const char *bdi, const char *name);
+/* The knob's value now as a number; FALSE when it cannot be read (an
+ * unknown knob, a kernel without it). */
+gboolean vsm_knob_read_u64 (const char *bdi, const char *name, guint64 *out);
+/* The kernel has the knob for the disk (BDI knobs arrived in 6.2) */
+gboolean vsm_knob_exists (const char *bdi, const char *name);
 gboolean vsm_knob_is_global (const char *name);
 gboolean vsm_bdi_is_valid (const char *bdi);
 

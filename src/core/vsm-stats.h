@@ -77,4 +77,8 @@ void vsm_dirty_info_read (const char *bdi, VsmDirtyInfo *out);
 guint64 vsm_at_risk_bytes (const VsmDirtyInfo *di, guint64 cap, gboolean wrote_lately,
                            const char **kind);
 
+/* Writes the block layer has in flight to the disk bdi (the W of its
+ * sysfs inflight); 0 when it cannot be read. */
+guint64 vsm_disk_writes_in_flight (const char *bdi);
+
 G_END_DECLS

@@ -67,9 +67,20 @@ gboolean vsm_user_options_save (const char *bdi, const VsmUserOptions *o, GError
 /* NULL with VSM_ERROR_NOT_MANAGED when there is none */
 VsmUserOptions *vsm_user_options_load (const char *bdi, GError **error);
 gboolean vsm_user_options_remove (const char *bdi, GError **error);
+/* o saved for bdi, or the file removed when o holds nothing */
+gboolean vsm_user_options_store (const char *bdi, const VsmUserOptions *o, GError **error);
+/* The options a previous run saved for bdi (vfat-smartd restarted), NULL
+ * when none; a file that cannot be trusted is removed (a warning). */
+VsmUserOptions *vsm_user_options_adopt (const char *bdi);
 
 /* parsing is separate so that tests can feed garbage */
 VsmUserOptions *vsm_user_options_from_data (const char *data, gsize len, GError **error);
 char *vsm_user_options_to_data (const VsmUserOptions *o, gsize *len);
+
+/* The options' ignore-devices (with the admin's) match the disk at
+ * disk_syspath; *which (may be NULL) gets a copy of the pattern. It may
+ * read the disk's superblock. FALSE when o has no ignore-devices. */
+gboolean vsm_user_options_ignore_drive (const VsmUserOptions *o, const char *disk_syspath,
+                                        char **which);
 
 G_END_DECLS
