@@ -390,8 +390,8 @@ vsm_hotplug (const char *syspath, const char *const *envp, gboolean *applied, Vs
   /* the next change event of this file system (an unmount's) keeps this
    * answer without running the helper */
   is_fs = a->device->is_partition || a->device->superfloppy;
-  if (!vsm_udev_note_answer (envp, a->device->bdi,
-                             *applied && is_fs && a->device->fs_type != NULL, &stamp_error))
+  if (!vsm_udev_note_answer (envp, a->device->bdi, *applied && is_fs && a->device->fs_type != NULL,
+                             &stamp_error))
     vsm_note (notes, "%s: %s", a->device->devnode, stamp_error->message);
   return a;
 }

@@ -5,6 +5,8 @@
  */
 #pragma once
 
+#include "vsm.h"
+
 #include "vsm-state.h"
 
 G_BEGIN_DECLS
@@ -24,13 +26,7 @@ const VsmKnobSpec *vsm_knob_spec_lookup (const char *name);
 /* /sys/class/bdi/BDI/NAME or /proc/sys/vm/NAME (under vsm-paths' roots);
  * NULL for an unknown knob or a malformed bdi. */
 char *vsm_knob_path (const char *bdi, const char *name);
-/* The knob's value now as a number; FALSE when it cannot be read (an
- * unknown knob, a kernel without it). */
-gboolean vsm_knob_read_u64 (const char *bdi, const char *name, guint64 *out);
-/* The kernel has the knob for the disk (BDI knobs arrived in 6.2) */
-gboolean vsm_knob_exists (const char *bdi, const char *name);
 gboolean vsm_knob_is_global (const char *name);
-gboolean vsm_bdi_is_valid (const char *bdi);
 
 /* TRUE when readback is what was written (relative knobs within 5 % +
  * 256 KiB: they move with free memory and with vm.dirty_*). */
@@ -49,13 +45,6 @@ gboolean vsm_knob_record_read (VsmKnobRecord *record, const char *bdi, GError **
  * exactly its place for this bdi, restores through an allowed place, and
  * holds numbers. */
 gboolean vsm_knob_record_is_sane (const VsmKnobRecord *record, const char *bdi, GError **error);
-
-typedef enum
-{
-  VSM_DRIFT_NONE,    /* as applied */
-  VSM_DRIFT_CHANGED, /* someone else changed it */
-  VSM_DRIFT_GONE,    /* cannot be read: device unplugged */
-} VsmDrift;
 
 VsmDrift vsm_knob_check (const VsmKnobRecord *record, char **now);
 

@@ -12,11 +12,11 @@
  */
 #pragma once
 
+#include "vsm.h"
+
 #include "vsm-plan.h"
 
 G_BEGIN_DECLS
-
-#define VSM_UDISKS_MOUNT_OPTIONS_CONF "/etc/udisks2/mount_options.conf"
 
 /* The FS_defaults the configuration file gives for the device (names: its
  * node and links, may be NULL), or NULL when it gives none (no file, an
@@ -29,11 +29,5 @@ char *vsm_udisks_configured_defaults (const char *conf_path, const char *fs_type
  * without kernel-flush, sync added for sync, flush added for kernel-flush
  * on vfat. Everything else the admin set stays. */
 char *vsm_udisks_defaults_for_plan (const VsmPlan *plan, const char *configured);
-
-/* Both in one: the defaults udisks should take for the plan's filesystem
- * on the device named by names, layered over conf_path (NULL: none, udisks'
- * built-in set). */
-char *vsm_udisks_layered_defaults (const VsmPlan *plan, const char *conf_path,
-                                   const char *const *names);
 
 G_END_DECLS

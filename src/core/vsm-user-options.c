@@ -404,8 +404,7 @@ vsm_user_options_adopt (const char *bdi)
 }
 
 gboolean
-vsm_user_options_ignore_drive (const VsmUserOptions *o, const char *disk_syspath,
-                               char **which)
+vsm_user_options_ignore_drive (const VsmUserOptions *o, const char *disk_syspath, char **which)
 {
   g_autoptr (GUdevClient) client = NULL;
   g_autoptr (VsmDevice) dev = NULL;

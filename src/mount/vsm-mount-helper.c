@@ -318,7 +318,7 @@ vsm_mount_run (const VsmMountRequest *req, GPtrArray *notes, GError **error)
   g_autoptr (VsmState) state = NULL;
   g_autofree char *fs_type = NULL;
   g_autofree char *options = NULL;
-  const VsmApplyOptions apply_options = { "mount", 0 };
+  const VsmApplyOptions apply_options = { VSM_SOURCE_MOUNT, 0 };
   struct libmnt_context *cxt;
   VsmOverrides o;
   gboolean ok;

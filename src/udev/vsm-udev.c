@@ -120,4 +120,3 @@ vsm_udev_properties (const VsmAssessment *a, gboolean applied, gboolean is_fs,
   add (out, kdef, layered);
   return out;
 }
-

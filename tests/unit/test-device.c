@@ -10,6 +10,7 @@
 #include "vsm-drive-history.h"
 #include "vsm-manager.h"
 #include "vsm-paths.h"
+#include "vsm-rundir.h"
 #include "vsm-event.h"
 #include "vsm-udev.h"
 #include "vsm-util.h"
