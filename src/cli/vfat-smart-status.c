@@ -263,7 +263,7 @@ print_history (const VsmStatusEntry *e)
 
   if (e->history == NULL)
     return;
-  text = vsm_drive_history_describe (e->history);
+  text = vsm_drive_history_to_display (e->history);
   cli_field (_ ("  History"), _ ("%s (%s)"), text, e->history->identity);
 }
 

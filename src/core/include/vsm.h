@@ -549,6 +549,9 @@ gboolean vsm_drive_history_record (const char *identity, const VsmDriveMount *mo
 
 /* "last 5 mounts: 18.2 MB/s" */
 char *vsm_drive_history_describe (const VsmDriveHistory *h);
+/* the same in the reader's language, for a person (describe's English
+ * stays for logs, records and the bus) */
+char *vsm_drive_history_to_display (const VsmDriveHistory *h);
 
 /* ---- vsm-history ---- */
 
