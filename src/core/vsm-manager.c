@@ -120,6 +120,21 @@ vsm_assess (GUdevClient *client, const char *spec, VsmPolicy *policy, const VsmO
       vsm_policy_free (policy);
       return NULL;
     }
+  if (overrides != NULL && overrides->probe_fs)
+    {
+      /* the filesystem on the device now: udev may not have seen it yet */
+      g_autofree char *fs_type = vsm_probe_fs_type (device->devnode, error);
+      VsmOverrides now = *overrides;
+
+      if (fs_type == NULL)
+        {
+          vsm_device_free (device);
+          vsm_policy_free (policy);
+          return NULL;
+        }
+      now.fs_type = fs_type;
+      return vsm_assess_device (device, policy, &now);
+    }
   return vsm_assess_device (device, policy, overrides);
 }
 

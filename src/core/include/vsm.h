@@ -330,6 +330,7 @@ typedef struct
   gboolean set_class; /* --class, x-vfat-smart.class= */
   VsmClass klass;
   const char *fs_type;          /* what is on the device now, when udev had not seen it */
+  gboolean probe_fs;            /* vsm_assess (): read fs_type from the superblock now */
   VsmFlushMode flush_mode;      /* AUTO: the plan decides; -o flush / -o sync */
   const char *flush_mode_why;   /* an N_ () message, a serialized VsmReason or text as it is */
   guint64 bandwidth;            /* measured write bandwidth, bytes/s; 0: none */
