@@ -260,7 +260,7 @@ cli_watch (int argc, char **argv)
     return 2;
   if (argc > 2)
     return cli_usage_error ("watch", _ ("expected at most one DEVICE"));
-  if (argc == 2 && (w.only_bdi = cli_resolve_bdi (argv[1], &error)) == NULL)
+  if (argc == 2 && (w.only_bdi = vsm_bdi_of (argv[1], &error)) == NULL)
     return cli_fail (error);
   w.manager = cli_daemon_manager (TRUE, &error);
   if (w.manager == NULL)

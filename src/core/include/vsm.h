@@ -133,6 +133,10 @@ VsmDevice *vsm_device_new_from_spec (GUdevClient *client, const char *spec, GErr
 VsmDevice *vsm_device_new_from_syspath_no_io (GUdevClient *client, const char *syspath,
                                               GError **error);
 
+/* The disk ("MAJ:MIN") a MAJ:MIN itself, or any device spec as above,
+ * names. */
+char *vsm_bdi_of (const char *what, GError **error);
+
 /* vfat or exfat: the filesystems vfat-smart mounts */
 gboolean vsm_fs_type_is_fat (const char *fs_type);
 
@@ -505,7 +509,8 @@ gboolean vsm_restore_all (GPtrArray *report, GError **error);
  * left. What vfat-smartd does at start; restore --all does it too. */
 gboolean vsm_release_phantom_owners (GPtrArray *report, GError **error);
 
-/* Forgets a corrupt record by file name, writing nothing. */
+/* Forgets a corrupt record by file name, writing nothing;
+ * VSM_ERROR_NOT_MANAGED when no such file is there. */
 gboolean vsm_forget_file (const char *name, GError **error);
 
 /* ---- vsm-drive-history ---- */
