@@ -11,6 +11,9 @@
 
 G_BEGIN_DECLS
 
+/* The filesystem type on the device now, read from its superblock. */
+char *vsm_probe_fs_type (const char *devnode, GError **error);
+
 VsmDevice *vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *spec,
                                      GError **error);
 

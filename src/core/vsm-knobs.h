@@ -11,6 +11,8 @@
 
 G_BEGIN_DECLS
 
+gboolean vsm_bdi_is_valid (const char *bdi);
+
 typedef struct
 {
   const char *name;    /* "max_bytes", or "vm.NAME" for /proc/sys/vm/NAME */

@@ -22,6 +22,10 @@
 
 G_BEGIN_DECLS
 
+/* takes device (and policy, when not NULL) over */
+VsmAssessment *vsm_assess_device (VsmDevice *device, VsmPolicy *policy,
+                                  const VsmOverrides *overrides);
+
 /* Plans a recorded disk again from the intent in its record, with a new
  * measurement, and applies it (only while the record is there: a restore
  * since wins). A class, a flush mode or options a person chose stay; a

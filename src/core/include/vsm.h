@@ -16,8 +16,8 @@
  *   hotplug (event)       vsm_hotplug (): a udev add or change, planned and
  *                         applied; a change re-plans from the recorded
  *                         intent. vsm_unplug (): the disk is gone
- *   apply (disk, intent)  vsm_assessment_apply () on what vsm_assess () or
- *                         vsm_assess_device () planned with a person's
+ *   apply (disk, intent)  vsm_assessment_apply () on what vsm_assess ()
+ *                         planned with a person's
  *                         choices (VsmOverrides), as VsmApplyOptions.source;
  *                         a mount is the step inside its transaction
  *   reapply (disk, why)   vsm_reapply (), vsm_reapply_device (): plans again
@@ -139,9 +139,6 @@ char *vsm_bdi_of (const char *what, GError **error);
 
 /* vfat or exfat: the filesystems vfat-smart mounts */
 gboolean vsm_fs_type_is_fat (const char *fs_type);
-
-/* The filesystem type on the device now, read from its superblock. */
-char *vsm_probe_fs_type (const char *devnode, GError **error);
 
 /* udev helpers must never block on a dying device: no superblock probing,
  * filesystem facts from the udev event only. */
@@ -585,7 +582,6 @@ GPtrArray *vsm_history_unmounts (const char *bdi, guint max);
 gboolean vsm_knob_read_u64 (const char *bdi, const char *name, guint64 *out);
 /* The kernel has the knob for the disk (BDI knobs arrived in 6.2) */
 gboolean vsm_knob_exists (const char *bdi, const char *name);
-gboolean vsm_bdi_is_valid (const char *bdi);
 
 typedef enum
 {
@@ -715,9 +711,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmAssessment, vsm_assessment_free)
  * over otherwise); overrides: NULL or what a person decided. */
 VsmAssessment *vsm_assess (GUdevClient *client, const char *spec, VsmPolicy *policy,
                            const VsmOverrides *overrides, GError **error);
-/* takes device (and policy, when not NULL) over */
-VsmAssessment *vsm_assess_device (VsmDevice *device, VsmPolicy *policy,
-                                  const VsmOverrides *overrides);
 
 /* Runs after the knobs are written and read back, before they are
  * recorded (the mount helper mounts here). Its failure undoes everything. */
