@@ -571,31 +571,35 @@ measured_mounts (const VsmDriveHistory *h, double *mean)
   return n;
 }
 
-char *
-vsm_drive_history_describe (const VsmDriveHistory *h)
+/* translate: in the reader's language; else English, as logs and records
+ * have it */
+static char *
+describe (const VsmDriveHistory *h, gboolean translate)
 {
   double mean;
   guint n = measured_mounts (h, &mean);
   g_autofree char *rate = NULL;
 
   if (n == 0)
-    return g_strdup_printf ("%u mounts, nothing measured", h->mounts->len);
+    return g_strdup_printf (translate ? g_dngettext (GETTEXT_PACKAGE, "%u mount, nothing measured",
+                                                     "%u mounts, nothing measured", h->mounts->len)
+                                      : "%u mounts, nothing measured",
+                            h->mounts->len);
   rate = vsm_format_rate (mean);
-  return g_strdup_printf ("last %u mounts: %s", n, rate);
+  return g_strdup_printf (
+    translate ? g_dngettext (GETTEXT_PACKAGE, "last %u mount: %s", "last %u mounts: %s", n)
+              : "last %u mounts: %s",
+    n, rate);
+}
+
+char *
+vsm_drive_history_describe (const VsmDriveHistory *h)
+{
+  return describe (h, FALSE);
 }
 
 char *
 vsm_drive_history_to_display (const VsmDriveHistory *h)
 {
-  double mean;
-  guint n = measured_mounts (h, &mean);
-  g_autofree char *rate = NULL;
-
-  if (n == 0)
-    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u mount, nothing measured",
-                                         "%u mounts, nothing measured", h->mounts->len),
-                            h->mounts->len);
-  rate = vsm_format_rate (mean);
-  return g_strdup_printf (
-    g_dngettext (GETTEXT_PACKAGE, "last %u mount: %s", "last %u mounts: %s", n), n, rate);
+  return describe (h, TRUE);
 }
