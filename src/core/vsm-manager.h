@@ -8,7 +8,6 @@
 #include "vsm.h"
 
 #include "vsm-apply.h"
-#include "vsm-classify.h"
 #include "vsm-device.h"
 #include "vsm-drive-history.h"
 #include "vsm-history.h"

@@ -6,7 +6,6 @@
 
 #include "vsm.h"
 
-#include "vsm-classify.h"
 #include "vsm-device.h"
 #include "vsm-kernel.h"
 #include "vsm-policy.h"

@@ -794,7 +794,9 @@ class TestDaemon(unittest.TestCase):
         # status shows it, without the daemon too
         self.stop_daemon()
         r = self.cli("status")
-        self.assertRegex(r.stdout, r"History: +last 1 mounts: %s \(usb:46f4:0001:STICKSS1\)"
+        # status speaks the reader's language (one mount in the singular); the
+        # property keeps the daemon's English
+        self.assertRegex(r.stdout, r"History: +last 1 mount: %s \(usb:46f4:0001:STICKSS1\)"
                          % re.escape(history[len("last 1 mounts: "):]))
         r = self.cli("status", "--json")
         entry = json.loads(r.stdout)["devices"][0]

@@ -6,7 +6,7 @@
  */
 #include "config.h"
 
-#include "vsm-classify.h"
+#include "vsm.h"
 #include "vsm-drive-history.h"
 #include "vsm-plan.h"
 #include "vsm-reason.h"
