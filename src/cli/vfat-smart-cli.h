@@ -46,8 +46,6 @@ int cli_exit_status (const GError *error);
 void cli_print_exit_statuses (FILE *to);
 /* each line, made safe for a terminal */
 void cli_print_lines (GPtrArray *lines);
-/* MAJ:MIN as it is, or the bdi of the disk a device spec is on */
-char *cli_resolve_bdi (const char *what, GError **error);
 /* Prints "vfat-smart COMMAND: MESSAGE" and the --help hint, returns 2. Every
  * message that quotes what the user typed goes through here, cli_fail or
  * vsm_sanitize_for_display: no control character reaches the terminal. */

@@ -84,19 +84,6 @@ cli_print_lines (GPtrArray *lines)
     }
 }
 
-char *
-cli_resolve_bdi (const char *what, GError **error)
-{
-  g_autoptr (GUdevClient) client = NULL;
-  g_autoptr (VsmDevice) d = NULL;
-
-  if (vsm_bdi_is_valid (what))
-    return g_strdup (what);
-  client = g_udev_client_new (NULL);
-  d = vsm_device_new_from_spec (client, what, error);
-  return d ? g_strdup (d->bdi) : NULL;
-}
-
 void
 cli_print_json (JsonNode *node)
 {

@@ -8,10 +8,7 @@
 #include "vsm-display.h"
 #include "vsm.h"
 
-#include <errno.h>
-#include <glib/gstdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static int
 forget_history (const char *what)
@@ -26,20 +23,6 @@ forget_history (const char *what)
   shown = vsm_sanitize_for_display (identity);
   g_print (_ ("Forgotten history: %s\n"), shown);
   return 0;
-}
-
-/* a record file that is not there is nothing to forget: said, not "Forgotten" */
-static gboolean
-file_is_recorded (const char *name, GError **error)
-{
-  g_autofree char *path = g_build_filename (vsm_rundir (), name, NULL);
-  struct stat st;
-
-  /* vsm_forget_file judges the name and the file */
-  if (name[0] == '.' || g_lstat (path, &st) == 0 || errno != ENOENT)
-    return TRUE;
-  g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED, _ ("nothing is recorded as %s"), name);
-  return FALSE;
 }
 
 int
@@ -77,9 +60,9 @@ cli_forget (int argc, char **argv)
   if (history)
     return forget_history (argv[1]);
   if (g_str_has_suffix (argv[1], ".state") && strchr (argv[1], '/') == NULL)
-    ok = file_is_recorded (argv[1], &error) && vsm_forget_file (argv[1], &error);
+    ok = vsm_forget_file (argv[1], &error);
   else
-    ok = (bdi = cli_resolve_bdi (argv[1], &error)) != NULL && vsm_forget (bdi, 0, report, &error);
+    ok = (bdi = vsm_bdi_of (argv[1], &error)) != NULL && vsm_forget (bdi, 0, report, &error);
   cli_print_lines (report);
   if (!ok)
     return cli_fail (error);

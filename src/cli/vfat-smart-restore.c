@@ -34,7 +34,7 @@ cli_restore (int argc, char **argv)
   if (all)
     ok = vsm_restore_all (report, &error);
   else
-    ok = (bdi = cli_resolve_bdi (argv[1], &error)) != NULL &&
+    ok = (bdi = vsm_bdi_of (argv[1], &error)) != NULL &&
          cli_daemon_try (bdi, "Restore", &by_daemon, &error) &&
          (by_daemon || vsm_restore (bdi, 0, report, &error));
 

@@ -263,7 +263,7 @@ print_history (const VsmStatusEntry *e)
 
   if (e->history == NULL)
     return;
-  text = vsm_drive_history_describe (e->history);
+  text = vsm_drive_history_to_display (e->history);
   cli_field (_ ("  History"), _ ("%s (%s)"), text, e->history->identity);
 }
 
@@ -442,7 +442,7 @@ cli_status (int argc, char **argv)
     return 2;
   if (argc > 2)
     return cli_usage_error ("status", _ ("expected at most one DEVICE"));
-  if (argc == 2 && (bdi = cli_resolve_bdi (argv[1], &error)) == NULL)
+  if (argc == 2 && (bdi = vsm_bdi_of (argv[1], &error)) == NULL)
     return cli_fail (error);
 
   status = vsm_status_collect (client, bdi, &error);

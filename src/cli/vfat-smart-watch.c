@@ -39,20 +39,6 @@ progress_bar (guint64 at_risk, guint64 peak)
   return g_string_free (bar, FALSE);
 }
 
-/* writes the block layer has in flight to the disk ("R W" in inflight) */
-static guint64
-writes_in_flight (const char *bdi)
-{
-  g_autofree char *path = vsm_path (VSM_ROOT_SYSFS, "dev", "block", bdi, "inflight", NULL);
-  g_autofree char *text = vsm_read_attr (path, NULL);
-  guint64 reads = 0, writes = 0;
-
-  if (text == NULL ||
-      sscanf (text, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, &reads, &writes) != 2)
-    return 0;
-  return writes;
-}
-
 /* Without the kernel's per-drive estimate (debugfs bdi stats) the daemon's
  * figure is a bound from the whole system's, held within the cap: say so,
  * and show the live figures there are: the page cache's dirty and
@@ -64,7 +50,7 @@ format_system_line (VsmDbusDevice *d)
   VsmDirtyInfo di = { 0 };
   const char *const *mounts = vsm_dbus_device_get_mount_points (d);
   gboolean mounted = mounts && mounts[0];
-  guint64 writes = writes_in_flight (vsm_dbus_device_get_bdi (d));
+  guint64 writes = vsm_disk_writes_in_flight (vsm_dbus_device_get_bdi (d));
   g_autofree char *dirty = NULL, *writeback = NULL, *n = NULL;
   g_autofree char *line = NULL;
   gboolean clean;
@@ -276,7 +262,7 @@ cli_watch (int argc, char **argv)
     return 2;
   if (argc > 2)
     return cli_usage_error ("watch", _ ("expected at most one DEVICE"));
-  if (argc == 2 && (w.only_bdi = cli_resolve_bdi (argv[1], &error)) == NULL)
+  if (argc == 2 && (w.only_bdi = vsm_bdi_of (argv[1], &error)) == NULL)
     return cli_fail (error);
   w.manager = cli_daemon_manager (TRUE, &error);
   if (w.manager == NULL)

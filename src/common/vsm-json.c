@@ -6,9 +6,7 @@
 
 #include "vsm-json.h"
 #include "vsm-display.h"
-#include "vsm-mount.h"
-#include "vsm-probe.h"
-#include "vsm-util.h"
+#include "vsm.h"
 
 #include <string.h>
 

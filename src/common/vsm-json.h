@@ -4,8 +4,7 @@
  */
 #pragma once
 
-#include "vsm-manager.h"
-#include "vsm-probe.h"
+#include "vsm.h"
 
 #include <json-glib/json-glib.h>
 

@@ -9,10 +9,14 @@
 #include "vsm-plan.h"
 #include "vsm-knobs.h"
 #include "vsm-paths.h"
+#include "vsm-rundir.h"
 #include "vsm-stats.h"
 #include "vsm-util.h"
 
+#include <errno.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -849,9 +853,19 @@ vsm_restore_all (GPtrArray *report, GError **error)
 gboolean
 vsm_forget_file (const char *name, GError **error)
 {
+  g_autofree char *path = g_build_filename (vsm_rundir (), name, NULL);
+  struct stat st;
   gboolean ok;
-  int lock = vsm_state_lock (VSM_LOCK_WAIT_MS, error);
+  int lock;
 
+  /* a file that is not there is nothing to forget (the name is judged
+   * below: a bad one says so) */
+  if (name[0] != '.' && g_lstat (path, &st) != 0 && errno == ENOENT)
+    {
+      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED, _ ("nothing is recorded as %s"), name);
+      return FALSE;
+    }
+  lock = vsm_state_lock (VSM_LOCK_WAIT_MS, error);
   if (lock < 0)
     return FALSE;
   ok = vsm_state_remove_file (name, error);

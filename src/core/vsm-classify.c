@@ -4,7 +4,10 @@
  */
 #include "config.h"
 
-#include "vsm-classify.h"
+#include "vsm.h"
+
+#include "vsm-device.h"
+#include "vsm-reason.h"
 #include "vsm-util.h"
 
 #include <glib/gi18n.h>

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vsm-device.h"
+#include "vsm-knobs.h"
 #include "vsm-mount.h"
 #include "vsm-paths.h"
 #include "vsm-util.h"
@@ -675,4 +676,17 @@ vsm_device_new_from_syspath_no_io (GUdevClient *client, const char *syspath, GEr
   if (dev == NULL)
     return NULL;
   return device_new (client, dev, syspath, TRUE, error);
+}
+
+char *
+vsm_bdi_of (const char *what, GError **error)
+{
+  g_autoptr (GUdevClient) client = NULL;
+  g_autoptr (VsmDevice) d = NULL;
+
+  if (vsm_bdi_is_valid (what))
+    return g_strdup (what);
+  client = g_udev_client_new (NULL);
+  d = vsm_device_new_from_spec (client, what, error);
+  return d ? g_strdup (d->bdi) : NULL;
 }

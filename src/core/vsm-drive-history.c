@@ -551,12 +551,12 @@ vsm_drive_history_forget (const char *identity, GError **error)
   return change_history (identity, drop_drive, NULL, error);
 }
 
-char *
-vsm_drive_history_describe (const VsmDriveHistory *h)
+/* the mounts that measured a bandwidth, and their mean */
+static guint
+measured_mounts (const VsmDriveHistory *h, double *mean)
 {
   double sum = 0;
   guint n = 0;
-  g_autofree char *rate = NULL;
 
   for (guint i = 0; i < h->mounts->len; i++)
     {
@@ -567,8 +567,39 @@ vsm_drive_history_describe (const VsmDriveHistory *h)
           n++;
         }
     }
+  *mean = n > 0 ? sum / n : 0;
+  return n;
+}
+
+/* translate: in the reader's language; else English, as logs and records
+ * have it */
+static char *
+describe (const VsmDriveHistory *h, gboolean translate)
+{
+  double mean;
+  guint n = measured_mounts (h, &mean);
+  g_autofree char *rate = NULL;
+
   if (n == 0)
-    return g_strdup_printf ("%u mounts, nothing measured", h->mounts->len);
-  rate = vsm_format_rate (sum / n);
-  return g_strdup_printf ("last %u mounts: %s", n, rate);
+    return g_strdup_printf (translate ? g_dngettext (GETTEXT_PACKAGE, "%u mount, nothing measured",
+                                                     "%u mounts, nothing measured", h->mounts->len)
+                                      : "%u mounts, nothing measured",
+                            h->mounts->len);
+  rate = vsm_format_rate (mean);
+  return g_strdup_printf (
+    translate ? g_dngettext (GETTEXT_PACKAGE, "last %u mount: %s", "last %u mounts: %s", n)
+              : "last %u mounts: %s",
+    n, rate);
+}
+
+char *
+vsm_drive_history_describe (const VsmDriveHistory *h)
+{
+  return describe (h, FALSE);
+}
+
+char *
+vsm_drive_history_to_display (const VsmDriveHistory *h)
+{
+  return describe (h, TRUE);
 }

@@ -14,6 +14,8 @@
  */
 #pragma once
 
+#include "vsm.h"
+
 #include "vsm-device.h"
 
 G_BEGIN_DECLS
@@ -22,35 +24,6 @@ G_BEGIN_DECLS
 #define VSM_DRIVE_HISTORY_MAX_MOUNTS 8
 #define VSM_DRIVE_HISTORY_MAX_BYTES (256 * 1024)
 
-typedef struct
-{
-  gint64 at_usec;    /* g_get_real_time () at the end of the mount */
-  guint64 bandwidth; /* measured during the mount, bytes/s; 0: nothing measured */
-  guint64 cap_bytes; /* the cap in force at the end */
-  guint64 bytes_written;
-  double seconds_to_safe; /* how long the unmount took; < 0 unknown */
-} VsmDriveMount;
-
-typedef struct
-{
-  char *identity;
-  guint64 bandwidth; /* the learned value the next plug starts from; 0: none */
-  gint64 updated_usec;
-  GArray *mounts; /* VsmDriveMount, newest last */
-} VsmDriveHistory;
-
-void vsm_drive_history_free (VsmDriveHistory *h);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmDriveHistory, vsm_drive_history_free)
-
-/* "usb:0781:5581:SERIAL" or "uuid:ABCD-1234"; the one rule every front
- * end names a drive by: the USB vid:pid + serial, else the UUID of the
- * filesystem (the device's own: a partition or a superfloppy; for a whole
- * partitioned disk, its mounted FAT partition's, else its first FAT
- * partition's: VsmDevice.disk_fs_uuid). NULL when the drive tells
- * neither (a drive without a serial and without a filesystem UUID is not
- * remembered: two such drives could not be told apart). Characters outside
- * [A-Za-z0-9._-] are %XX-escaped, the result cut at 200 bytes. */
-char *vsm_drive_identity (const VsmDevice *device);
 gboolean vsm_drive_identity_is_valid (const char *identity);
 
 /* The file parsed, entry by entry: a line that is not a key file's, a
@@ -64,17 +37,7 @@ GPtrArray *vsm_drive_history_parse (const char *data, gsize len, GPtrArray *prob
                                     GError **error);
 char *vsm_drive_history_serialize (GPtrArray *drives, gsize *len);
 
-/* One drive, from the file (NULL, VSM_ERROR_NOT_FOUND: nothing known). */
-VsmDriveHistory *vsm_drive_history_load (const char *identity, GError **error);
-/* Adds a mount to the drive's history (creating it), keeps the learned
- * bandwidth when the mount measured one, and trims the file to its bounds
- * (the least recently updated drives go first). */
-gboolean vsm_drive_history_record (const char *identity, const VsmDriveMount *mount,
-                                   GError **error);
 /* Drops the drive's history (VSM_ERROR_NOT_FOUND when none). */
 gboolean vsm_drive_history_forget (const char *identity, GError **error);
-
-/* "last 5 mounts: 18.2 MB/s" */
-char *vsm_drive_history_describe (const VsmDriveHistory *h);
 
 G_END_DECLS

@@ -12,31 +12,14 @@
  */
 #pragma once
 
+#include "vsm.h"
+
 #include "vsm-plan.h"
 #include "vsm-user-options.h"
 
 G_BEGIN_DECLS
 
-/* who stated an intent (VsmIntent.source) */
-#define VSM_SOURCE_UDEV "udev"
-#define VSM_SOURCE_MOUNT "mount"
-#define VSM_SOURCE_CLI "cli"
-#define VSM_SOURCE_DAEMON "daemon"
-#define VSM_SOURCE_AGENT "agent"
-
-typedef struct
-{
-  char *source;       /* VSM_SOURCE_*; NULL: not known (an older record) */
-  gboolean set_class; /* a person chose the class */
-  VsmClass klass;
-  VsmFlushMode flush_mode;      /* AUTO: the plan decides; SYNC, KERNEL_FLUSH, ...: chosen */
-  VsmUserOptions *user_options; /* SetOptions in force; NULL: none */
-  char *policy_origin;          /* the admin policy's source (VsmPolicy.source) */
-} VsmIntent;
-
 VsmIntent *vsm_intent_new (const char *source);
-void vsm_intent_free (VsmIntent *intent);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmIntent, vsm_intent_free)
 VsmIntent *vsm_intent_copy (const VsmIntent *intent);
 
 /* a copy of options (NULL or empty: none) */

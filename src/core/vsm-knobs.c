@@ -232,3 +232,17 @@ vsm_knob_records_restore (GPtrArray *records, GPtrArray *report, GString *failur
     }
   return ok;
 }
+
+gboolean
+vsm_knob_read_u64 (const char *bdi, const char *name, guint64 *out)
+{
+  g_autofree char *path = vsm_knob_path (bdi, name);
+  return path != NULL && vsm_read_u64 (path, out, NULL);
+}
+
+gboolean
+vsm_knob_exists (const char *bdi, const char *name)
+{
+  g_autofree char *path = vsm_knob_path (bdi, name);
+  return path != NULL && g_file_test (path, G_FILE_TEST_EXISTS);
+}

@@ -5,9 +5,13 @@
  */
 #pragma once
 
+#include "vsm.h"
+
 #include "vsm-state.h"
 
 G_BEGIN_DECLS
+
+gboolean vsm_bdi_is_valid (const char *bdi);
 
 typedef struct
 {
@@ -25,7 +29,6 @@ const VsmKnobSpec *vsm_knob_spec_lookup (const char *name);
  * NULL for an unknown knob or a malformed bdi. */
 char *vsm_knob_path (const char *bdi, const char *name);
 gboolean vsm_knob_is_global (const char *name);
-gboolean vsm_bdi_is_valid (const char *bdi);
 
 /* TRUE when readback is what was written (relative knobs within 5 % +
  * 256 KiB: they move with free memory and with vm.dirty_*). */
@@ -44,13 +47,6 @@ gboolean vsm_knob_record_read (VsmKnobRecord *record, const char *bdi, GError **
  * exactly its place for this bdi, restores through an allowed place, and
  * holds numbers. */
 gboolean vsm_knob_record_is_sane (const VsmKnobRecord *record, const char *bdi, GError **error);
-
-typedef enum
-{
-  VSM_DRIFT_NONE,    /* as applied */
-  VSM_DRIFT_CHANGED, /* someone else changed it */
-  VSM_DRIFT_GONE,    /* cannot be read: device unplugged */
-} VsmDrift;
 
 VsmDrift vsm_knob_check (const VsmKnobRecord *record, char **now);
 

@@ -123,12 +123,16 @@ maybe_change_cap (VsmLearn *l, gint64 at_usec)
 gboolean
 vsm_learn_feed (VsmLearn *l, gint64 at_usec, const VsmDiskStat *stat)
 {
-  VsmDiskStat prev = l->last;
-  gint64 prev_usec = l->last_usec;
-  gboolean had = l->have_last;
+  VsmDiskStat prev;
+  gint64 prev_usec;
+  gboolean had;
   guint64 wr, rd, busy, wall_ms;
 
+  /* checked before l is read: a NULL learner returns, never crashes */
   g_return_val_if_fail (l != NULL && stat != NULL, FALSE);
+  prev = l->last;
+  prev_usec = l->last_usec;
+  had = l->have_last;
   l->last = *stat;
   l->last_usec = at_usec;
   l->have_last = stat->n_fields >= 11;

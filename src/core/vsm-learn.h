@@ -13,6 +13,8 @@
  */
 #pragma once
 
+#include "vsm.h"
+
 #include "vsm-stats.h"
 
 G_BEGIN_DECLS
@@ -26,46 +28,11 @@ G_BEGIN_DECLS
 #define VSM_LEARN_MAX_READ_SHARE 0.1
 /* damping: one change per 5 s at most, and only by more than 20 % */
 #define VSM_LEARN_MIN_CHANGE_USEC (5 * G_USEC_PER_SEC)
-#define VSM_LEARN_HYSTERESIS 0.2
 /* weight of a new measurement in the running estimate */
 #define VSM_LEARN_WEIGHT 0.5
 
-typedef struct
-{
-  double max_dirty_seconds;
-  guint64 cap_min_bytes;
-  guint64 cap_max_bytes;
-} VsmLearnLimits;
-
-typedef struct _VsmLearn VsmLearn;
-
-/* start_bandwidth: what the plan started from (bytes/s, > 0) */
-VsmLearn *vsm_learn_new (const VsmLearnLimits *limits, guint64 start_bandwidth, gint64 now_usec);
-void vsm_learn_free (VsmLearn *learn);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmLearn, vsm_learn_free)
-
-/* New limits (SetOptions, a policy change) and the cap now in force (what
- * another apply wrote): what was measured stays, the next change is
- * judged against cap_in_force. */
-void vsm_learn_set_limits (VsmLearn *learn, const VsmLearnLimits *limits, guint64 cap_in_force);
-
-/* One sample. Returns TRUE when the cap changed (read it with
- * vsm_learn_get_cap ()); counters going backwards restart the stretch. */
-gboolean vsm_learn_feed (VsmLearn *learn, gint64 at_usec, const VsmDiskStat *stat);
-
-/* bytes/s measured so far, 0 before the first measurement */
-guint64 vsm_learn_get_bandwidth (const VsmLearn *learn);
-/* the bandwidth the cap follows: measured, else the starting value */
-guint64 vsm_learn_get_cap_bandwidth (const VsmLearn *learn);
-guint64 vsm_learn_get_cap (const VsmLearn *learn);
-/* bytes written since the first sample */
-guint64 vsm_learn_get_bytes_written (const VsmLearn *learn);
 /* number of measurements taken */
 guint vsm_learn_get_n_measurements (const VsmLearn *learn);
-
-/* cap for a bandwidth: bandwidth x seconds, clamped, whole MiB; the one
- * formula of the cap, the plan's (vsm-plan) and the learner's */
-guint64 vsm_learn_cap_for (const VsmLearnLimits *limits, guint64 bandwidth);
 
 /* What a USB link can carry of data writes, bytes/s (0: speed unknown):
  * Bulk-Only at 480 Mb/s tops out near 35 MB/s. */

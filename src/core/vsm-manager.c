@@ -120,6 +120,21 @@ vsm_assess (GUdevClient *client, const char *spec, VsmPolicy *policy, const VsmO
       vsm_policy_free (policy);
       return NULL;
     }
+  if (overrides != NULL && overrides->probe_fs)
+    {
+      /* the filesystem on the device now: udev may not have seen it yet */
+      g_autofree char *fs_type = vsm_probe_fs_type (device->devnode, error);
+      VsmOverrides now = *overrides;
+
+      if (fs_type == NULL)
+        {
+          vsm_device_free (device);
+          vsm_policy_free (policy);
+          return NULL;
+        }
+      now.fs_type = fs_type;
+      return vsm_assess_device (device, policy, &now);
+    }
   return vsm_assess_device (device, policy, overrides);
 }
 
@@ -207,46 +222,58 @@ reapply_intent (const VsmState *s, const VsmReapply *r)
   return intent;
 }
 
+VsmAssessment *
+vsm_assess_intent (VsmDevice *device, VsmIntent *intent, VsmPolicy *policy, guint64 bandwidth,
+                   const char *bandwidth_source, const char *drop_strict_limit, const char *reason)
+{
+  g_autoptr (VsmIntent) owned = intent;
+  g_autoptr (VsmKernel) kernel = NULL;
+  g_autofree char *why = NULL, *told = NULL;
+  VsmAssessment *a;
+  VsmOverrides o;
+
+  vsm_intent_to_overrides (owned, &o, &why);
+  o.bandwidth = bandwidth;
+  o.bandwidth_source = bandwidth_source;
+  if (policy == NULL)
+    policy = vsm_policy_load ();
+  kernel = vsm_kernel_probe (device->bdi, VSM_FLUSH_FIX_UNKNOWN);
+  vsm_user_options_apply_for_kernel (owned->user_options, policy,
+                                     kernel->has_strict_limit && kernel->has_max_bytes);
+  a = vsm_assess_device (device, policy, &o);
+  if (drop_strict_limit != NULL)
+    vsm_stall_drop_strict_limit (a->plan, drop_strict_limit);
+  /* the whole intent, with who stated it and the options in force */
+  vsm_intent_free (a->intent);
+  a->intent = g_steal_pointer (&owned);
+  told = vsm_intent_describe (a->intent);
+  g_ptr_array_add (a->plan->reasons,
+                   *told ? vsm_reason_new (N_ ("applied again (%s), as asked by %s: %s"),
+                                           reason ? reason : "?",
+                                           a->intent->source ? a->intent->source : "?", told)
+                         : vsm_reason_new (N_ ("applied again (%s)"), reason ? reason : "?"));
+  return a;
+}
+
 gboolean
 vsm_reapply_device (VsmDevice *device, const VsmReapply *r, VsmState **state, GError **error)
 {
   g_autoptr (VsmDevice) d = device;
   g_autoptr (VsmState) record = NULL;
-  g_autoptr (VsmIntent) intent = NULL;
   g_autoptr (VsmAssessment) a = NULL;
-  g_autoptr (VsmPolicy) policy = r->policy;
-  g_autoptr (VsmKernel) kernel = NULL;
-  g_autofree char *why = NULL, *told = NULL;
   g_autoptr (VsmState) out = NULL;
-  VsmOverrides o;
   const VsmApplyOptions options = { VSM_SOURCE_DAEMON, VSM_LOCK_WAIT_MS, TRUE, TRUE, NULL };
 
   if (state != NULL)
     *state = NULL;
   record = vsm_state_load (d->bdi, error);
   if (record == NULL)
-    return FALSE;
-  intent = reapply_intent (record, r);
-  vsm_intent_to_overrides (intent, &o, &why);
-  o.bandwidth = r->bandwidth;
-  o.bandwidth_source = r->bandwidth_source;
-  if (policy == NULL)
-    policy = vsm_policy_load ();
-  kernel = vsm_kernel_probe (d->bdi, VSM_FLUSH_FIX_UNKNOWN);
-  vsm_user_options_apply_for_kernel (intent->user_options, policy,
-                                     kernel->has_strict_limit && kernel->has_max_bytes);
-  a = vsm_assess_device (g_steal_pointer (&d), g_steal_pointer (&policy), &o);
-  if (r->drop_strict_limit != NULL)
-    vsm_stall_drop_strict_limit (a->plan, r->drop_strict_limit);
-  /* the whole intent, with who stated it and the options in force */
-  vsm_intent_free (a->intent);
-  a->intent = g_steal_pointer (&intent);
-  told = vsm_intent_describe (a->intent);
-  g_ptr_array_add (a->plan->reasons,
-                   *told ? vsm_reason_new (N_ ("applied again (%s), as asked by %s: %s"),
-                                           r->reason ? r->reason : "?",
-                                           a->intent->source ? a->intent->source : "?", told)
-                         : vsm_reason_new (N_ ("applied again (%s)"), r->reason ? r->reason : "?"));
+    {
+      vsm_policy_free (r->policy);
+      return FALSE;
+    }
+  a = vsm_assess_intent (g_steal_pointer (&d), reapply_intent (record, r), r->policy, r->bandwidth,
+                         r->bandwidth_source, r->drop_strict_limit, r->reason);
   if (!vsm_assessment_apply (a, &options, NULL, NULL, &out, error))
     return FALSE;
   if (state != NULL)

@@ -20,6 +20,8 @@
  */
 #pragma once
 
+#include "vsm.h"
+
 #include "vsm-stats.h"
 
 G_BEGIN_DECLS
@@ -67,47 +69,5 @@ G_BEGIN_DECLS
  * (bench group h-cheap-settle-small-b): what such a copy loses grows with
  * the copy, not with the cap. */
 #define VSM_PACE_COMMIT_USEC (G_USEC_PER_SEC)
-
-typedef struct
-{
-  gboolean have_last;
-  guint64 last_dirtied;
-  gboolean writing;   /* the last sample saw newly dirtied data */
-  guint quiet;        /* samples in a row that saw none */
-  gboolean unsettled; /* data was dirtied since the last settle */
-  guint agree;
-  gboolean pacing;
-  gboolean have_stat;
-  VsmDiskStat last_stat;
-  gint64 last_usec;
-  gint64 last_commit_usec; /* 0: none yet */
-  guint64 cap;             /* the cap at the last sample */
-} VsmPace;
-
-/* One sample of the drive (per-device figures only: without debugfs there
- * is no telling one writer from many, and it never paces). stat: the
- * disk's /sys/block/DISK/stat read at at_usec (monotonic), NULL when it
- * could not be read (then the drive counts as busy). cap: the cap in
- * force, bytes (0: none, never paces). Returns whether to pace now. */
-gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat,
-                        gint64 at_usec, guint64 cap);
-
-/* After vsm_pace_feed(): TRUE once when the writer has stopped (the last
- * VSM_PACE_SETTLE_SAMPLES samples saw nothing newly dirtied, after one that
- * did, and no more than the cap is at risk) and data of the drive is still
- * at risk: then one sync of the file system commits what
- * it left. Without it, once the data is below the background threshold,
- * the files' directory entries and FAT chains (dirty buffers of the block
- * device) are not written soon: in the lab a pull 40 s after a copy of
- * 1000 x 64 KiB, 0.1 MiB at risk, lost at least 11 MiB of files whose
- * data was on the drive (bench/notes.md, x-settle-small). Not again until
- * new data is dirtied. */
-gboolean vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di);
-
-/* After vsm_pace_feed(): TRUE when the metadata a writer left should be
- * committed now (one fsync of the file system's block device): new data
- * was dirtied since the last sample, the writer is not paced (pacing syncs
- * everything anyway), and the last commit is VSM_PACE_COMMIT_USEC old. */
-gboolean vsm_pace_commit_due (VsmPace *pace, gint64 at_usec);
 
 G_END_DECLS

@@ -17,27 +17,13 @@
  */
 #pragma once
 
+#include "vsm.h"
+
 #include "vsm-kernel.h"
 
 #include <glib.h>
 
 G_BEGIN_DECLS
-
-const char *vsm_flush_fix_variant_to_string (VsmFlushFixVariant v);
-
-typedef struct
-{
-  VsmFlushFix fix;
-  VsmFlushFixVariant variant;
-  char *release;    /* uname -r when probed */
-  char *srcversion; /* the fat module's identity, see vsm_probe_current_key () */
-  char *evidence;   /* one line: what the probe saw */
-  gint64 probed_at; /* g_get_real_time () */
-  gboolean from_cache;
-} VsmProbeResult;
-
-void vsm_probe_result_free (VsmProbeResult *r);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmProbeResult, vsm_probe_result_free)
 
 /* Decides from the text of a tracefs "trace" file: events of task pid for inode
  * ino. Returns FALSE (and UNKNOWN) when no event for that inode was seen. */
@@ -62,12 +48,5 @@ gboolean vsm_probe_cache_store (const char *cache_dir, const VsmProbeResult *r, 
  * "srcversion=..." or "taint=...,coresize=...,text=..." (the .text address is
  * 0 for non-root readers), "builtin", or NULL when fat is not loaded. */
 void vsm_probe_current_key (char **release, char **srcversion);
-
-/* The cached answer if its key matches (unless force), else the probe (unless
- * cached_only), cached. NULL with error when nothing could be told; *store_note
- * (may be NULL) gets why a fresh answer could not be cached. */
-VsmProbeResult *vsm_probe_find_answer (const char *tracefs_root, const char *cache_dir,
-                                       gboolean force, gboolean cached_only, char **store_note,
-                                       GError **error);
 
 G_END_DECLS

@@ -10,20 +10,12 @@
  */
 #pragma once
 
+#include "vsm.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
 
-typedef struct
-{
-  char *msgid;     /* the untranslated format; NULL: text is shown as it is */
-  GPtrArray *args; /* VsmReason*, one per conversion of msgid, in order; NULL without msgid */
-  char *text;      /* in English */
-} VsmReason;
-
-/* format: an N_ () string (or a literal without translation). Every
- * conversion of printf but positional ones and '*' widths. */
-VsmReason *vsm_reason_new (const char *format, ...) G_GNUC_PRINTF (1, 2);
 VsmReason *vsm_reason_newv (const char *format, va_list args) G_GNUC_PRINTF (1, 0);
 /* msgid: an N_ () message without arguments, translated where shown (text
  * with a conversion is taken as it is) */
@@ -35,22 +27,12 @@ VsmReason *vsm_reason_new_literal (const char *text);
 void vsm_reason_set_arg (VsmReason *r, guint i, VsmReason *arg);
 
 VsmReason *vsm_reason_ref (VsmReason *r);
-void vsm_reason_unref (VsmReason *r);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmReason, vsm_reason_unref)
 
 /* an array of VsmReason* that unrefs them */
 GPtrArray *vsm_reasons_new (void);
 /* the English texts, NULL-terminated */
 char **vsm_reasons_texts (GPtrArray *reasons);
 
-/* In the current locale: the translated format with the arguments in its
- * order; the English format when the translation's conversions do not
- * match the msgid's. */
-char *vsm_reason_to_display (const VsmReason *r);
-
-/* One line of text, unambiguous: a message is {MSGID|ARG|ARG...}, a
- * literal its text; '\\', '|', '{' and '}' are escaped with '\\'. */
-char *vsm_reason_serialize (const VsmReason *r);
 /* NULL for text that is no serialized reason, or whose arguments do not
  * fit its msgid's conversions */
 VsmReason *vsm_reason_parse (const char *text);

@@ -23,6 +23,8 @@
  */
 #pragma once
 
+#include "vsm.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -30,28 +32,8 @@ G_BEGIN_DECLS
 /* the udev helper's stamps (a directory) */
 #define VSM_UDEV_ANSWERED_DIR "udev-answered"
 
-typedef enum
-{
-  VSM_RUN_FILE_OTHER, /* not one of ours */
-  VSM_RUN_FILE_RECORD,
-  VSM_RUN_FILE_OPTIONS,
-  VSM_RUN_FILE_GLOBAL,
-  VSM_RUN_FILE_UNMOUNTS,
-  VSM_RUN_FILE_UDEV_ANSWERED,
-  VSM_RUN_FILE_PROBE_CACHE,
-  VSM_RUN_FILE_LOCK,
-  VSM_RUN_FILE_TEMPORARY,
-} VsmRunFile;
-
-/* the directory (vsm-paths' state root) */
-const char *vsm_rundir (void);
 /* the name of a file of that kind in the directory; bdi ("MAJ:MIN") for a
  * record or options, else ignored. NULL for OTHER and TEMPORARY. */
 char *vsm_rundir_name (VsmRunFile kind, const char *bdi);
-/* the same, as a path */
-char *vsm_rundir_path (VsmRunFile kind, const char *bdi);
-/* what kind of file name (a base name in the directory) is; *bdi (may be
- * NULL) gets "MAJ:MIN" for a record or options */
-VsmRunFile vsm_rundir_kind_of (const char *name, char **bdi);
 
 G_END_DECLS

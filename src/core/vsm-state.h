@@ -7,6 +7,8 @@
  */
 #pragma once
 
+#include "vsm.h"
+
 #include "vsm-intent.h"
 #include "vsm-reason.h"
 
@@ -14,48 +16,8 @@
 
 G_BEGIN_DECLS
 
-typedef struct
-{
-  char *name;         /* "max_bytes", "vm.dirty_bytes" */
-  char *path;         /* where it was written */
-  char *original;     /* read before the first write */
-  char *applied;      /* what was written */
-  char *readback;     /* read right after writing */
-  char *restore_path; /* what restore writes, and where */
-  char *restore_value;
-} VsmKnobRecord;
-
 void vsm_knob_record_free (VsmKnobRecord *r);
 VsmKnobRecord *vsm_knob_record_copy (const VsmKnobRecord *r);
-
-typedef struct
-{
-  char *bdi; /* "8:16" */
-  char *disk_node;
-  char *disk_name;
-  char *disk_syspath;
-  char *serial;
-  char *class_name;
-  char *flush_mode;
-  char *fs_type;
-  char *mount_options;
-  char *source;     /* who applied first, and owns the knobs: "cli", "udev", "mount" */
-  char *updated_by; /* who applied last ("daemon" for its re-applies); NULL in older records */
-  guint64 cap_bytes;
-  guint64 bandwidth;
-  gint64 applied_at; /* g_get_real_time () */
-  gint64 updated_at;
-  char *baseline_stat;     /* /sys/block/DISK/stat at the first apply */
-  gboolean pending;        /* written ahead of the knobs: an apply did not finish */
-  gboolean uses_global;    /* an owner of the vm.* knobs in global.state */
-  gboolean pace_writeback; /* the plan's: vfat-smartd may pace (TRUE in older records) */
-  GPtrArray *knobs;        /* VsmKnobRecord*, in the order written */
-  GPtrArray *reasons;      /* VsmReason* */
-  VsmIntent *intent;       /* what the last apply was asked; NULL in older records */
-} VsmState;
-
-void vsm_state_free (VsmState *state);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmState, vsm_state_free)
 
 VsmState *vsm_state_new (const char *bdi);
 
@@ -65,13 +27,8 @@ VsmState *vsm_state_new (const char *bdi);
 int vsm_state_lock (guint timeout_ms, GError **error);
 void vsm_state_unlock (int fd);
 
-VsmState *vsm_state_load (const char *bdi, GError **error);
 gboolean vsm_state_save (const VsmState *state, GError **error);
 gboolean vsm_state_remove (const char *bdi, GError **error);
-/* every managed disk, sorted by bdi; NULL with error when the directory is
- * unreadable. corrupt (may be NULL) gets "FILE: why" for each state file
- * that cannot be trusted: they are never obeyed, and never hidden. */
-GPtrArray *vsm_state_list (GPtrArray *corrupt, GError **error);
 /* Writes a file of the state directory by name, atomically (temp file,
  * fsync, rename), 0644. */
 gboolean vsm_state_write_file (const char *name, const char *data, gsize len, GError **error);

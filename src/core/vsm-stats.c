@@ -9,6 +9,7 @@
 #include "vsm-paths.h"
 #include "vsm-util.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -265,4 +266,18 @@ vsm_at_risk_bytes (const VsmDirtyInfo *di, guint64 cap, gboolean wrote_lately, c
   if (di->per_device)
     return at_risk;
   return !wrote_lately ? 0 : cap > 0 ? MIN (at_risk, cap) : at_risk;
+}
+
+/* writes the block layer has in flight to the disk ("R W" in inflight) */
+guint64
+vsm_disk_writes_in_flight (const char *bdi)
+{
+  g_autofree char *path = vsm_path (VSM_ROOT_SYSFS, "dev", "block", bdi, "inflight", NULL);
+  g_autofree char *text = vsm_read_attr (path, NULL);
+  guint64 reads = 0, writes = 0;
+
+  if (text == NULL ||
+      sscanf (text, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, &reads, &writes) != 2)
+    return 0;
+  return writes;
 }

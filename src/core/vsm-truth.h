@@ -10,22 +10,11 @@
  */
 #pragma once
 
+#include "vsm.h"
+
 #include "vsm-state.h"
 
 G_BEGIN_DECLS
-
-typedef struct
-{
-  char *mode;    /* "kernel-flush", "dirty-cap", "sync", "off" */
-  char *planned; /* the record's flush mode */
-  char *reason;  /* why mode is not the planned one; NULL when it is */
-  char *safety;  /* how it compares to udisks' default; NULL when mode is the planned one */
-  gboolean cap_in_place;
-  gboolean strict_limit_dropped; /* vfat-smartd's stall fallback (vsm-stall.h) */
-} VsmFlushTruth;
-
-void vsm_flush_truth_free (VsmFlushTruth *t);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmFlushTruth, vsm_flush_truth_free)
 
 /* Pure. planned: the record's mode; fs_type: the record's file system
  * (NULL: unknown); mount_fstype, mount_options: of the disk's FAT or exFAT
@@ -35,14 +24,8 @@ VsmFlushTruth *vsm_flush_truth_compute (const char *planned, const char *fs_type
                                         const char *mount_fstype, const char *mount_options,
                                         gboolean cap_in_place);
 
-/* The same for a record and the disk's mounts (VsmMountInfo*, may be
- * NULL: read them) */
-VsmFlushTruth *vsm_flush_truth_for_state (const VsmState *state, GPtrArray *mounts);
-
 /* the record's per-device cap: max_bytes or strict_limit=1 applied */
 gboolean vsm_state_has_device_cap (const VsmState *state);
-/* the record has strict_limit=1 applied */
-gboolean vsm_state_strict_limit_on (const VsmState *state);
 /* the record's strict_limit was set to 0 under a dirty cap (only
  * vfat-smartd's stall fallback does that) */
 gboolean vsm_state_strict_limit_dropped (const VsmState *state);

@@ -47,3 +47,10 @@ vsm_udisks_defaults_for_plan (const VsmPlan *plan, const char *configured)
     out = g_strdup ("");
   return out;
 }
+
+char *
+vsm_udisks_layered_defaults (const VsmPlan *plan, const char *conf_path, const char *const *names)
+{
+  g_autofree char *configured = vsm_udisks_configured_defaults (conf_path, plan->fs_type, names);
+  return vsm_udisks_defaults_for_plan (plan, configured);
+}

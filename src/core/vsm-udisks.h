@@ -12,11 +12,11 @@
  */
 #pragma once
 
+#include "vsm.h"
+
 #include "vsm-plan.h"
 
 G_BEGIN_DECLS
-
-#define VSM_UDISKS_MOUNT_OPTIONS_CONF "/etc/udisks2/mount_options.conf"
 
 /* The FS_defaults the configuration file gives for the device (names: its
  * node and links, may be NULL), or NULL when it gives none (no file, an

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "vsm-user-options.h"
+#include "vsm-plan.h"
 #include "vsm-rundir.h"
 #include "vsm-knobs.h"
 #include "vsm-paths.h"
@@ -378,5 +379,47 @@ vsm_user_options_remove (const char *bdi, GError **error)
                    g_strerror (errsv));
       return FALSE;
     }
+  return TRUE;
+}
+
+gboolean
+vsm_user_options_store (const char *bdi, const VsmUserOptions *o, GError **error)
+{
+  return vsm_user_options_is_empty (o) ? vsm_user_options_remove (bdi, error)
+                                       : vsm_user_options_save (bdi, o, error);
+}
+
+VsmUserOptions *
+vsm_user_options_adopt (const char *bdi)
+{
+  g_autoptr (GError) error = NULL;
+  VsmUserOptions *o = vsm_user_options_load (bdi, &error);
+
+  if (o == NULL && !g_error_matches (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED))
+    {
+      g_warning ("%s: options of a previous run not trusted, dropped: %s", bdi, error->message);
+      vsm_user_options_remove (bdi, NULL);
+    }
+  return o;
+}
+
+gboolean
+vsm_user_options_ignore_drive (const VsmUserOptions *o, const char *disk_syspath, char **which)
+{
+  g_autoptr (GUdevClient) client = NULL;
+  g_autoptr (VsmDevice) dev = NULL;
+  g_autoptr (VsmPolicy) p = NULL;
+  const char *pattern = NULL;
+
+  if (o == NULL || !g_hash_table_contains (o->values, "ignore-devices"))
+    return FALSE;
+  p = vsm_policy_load ();
+  vsm_user_options_apply (o, p);
+  client = g_udev_client_new (NULL);
+  dev = vsm_device_new_from_spec (client, disk_syspath, NULL);
+  if (dev == NULL || !vsm_plan_device_ignored (dev, p, &pattern))
+    return FALSE;
+  if (which != NULL)
+    *which = g_strdup (pattern);
   return TRUE;
 }

@@ -19,12 +19,11 @@
 static gboolean
 reaches_global (VsmdDevice *d)
 {
-  g_autofree char *cap = vsm_knob_path (d->bdi, "max_bytes");
   g_autoptr (VsmPolicy) p = NULL;
 
   if (d->uses_global)
     return TRUE;
-  if (g_file_test (cap, G_FILE_TEST_EXISTS))
+  if (vsm_knob_exists (d->bdi, "max_bytes"))
     return FALSE;
   p = vsm_policy_load ();
   return p->allow_global_knobs;
@@ -185,11 +184,14 @@ on_restore (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
 void
 vsmd_device_reset_options (VsmdDevice *d, VsmUserOptions *options)
 {
+  g_autoptr (GError) error = NULL;
+
   if (d->options != NULL || options != NULL)
     d->options_changed = TRUE;
   g_clear_pointer (&d->options, vsm_user_options_free);
   d->options = options;
-  vsmd_options_store (d->bdi, options);
+  if (!vsm_user_options_store (d->bdi, options, &error))
+    g_warning ("%s: %s", d->bdi, error->message);
   if (d->learn != NULL)
     vsmd_device_reset_limits (d, 0, vsm_learn_get_cap (d->learn));
 }

@@ -17,11 +17,10 @@
 static void
 check_cap_drift (VsmdDevice *d)
 {
-  g_autofree char *path = vsm_knob_path (d->bdi, "max_bytes");
   guint64 cap = vsm_dbus_device_get_cap_bytes (d->skeleton), now = 0;
 
   d->last_drift_check = g_get_monotonic_time ();
-  if (cap == 0 || d->applying || !vsm_read_u64 (path, &now, NULL))
+  if (cap == 0 || d->applying || !vsm_knob_read_u64 (d->bdi, "max_bytes", &now))
     return;
   if (fabs ((double)now - (double)cap) > DRIFT_TOLERANCE * (double)cap)
     {

@@ -278,7 +278,7 @@ vsmd_device_new (VsmdBouncer *bouncer, const VsmState *s)
   vsm_dbus_device_set_bandwidth_source (d->skeleton, s->bandwidth ? N_ ("plan") : "");
   vsm_dbus_device_set_at_risk_scope (d->skeleton, "device");
   vsmd_device_connect_methods (d);
-  d->adopted = vsmd_options_adopt (d->bdi);
+  d->adopted = vsm_user_options_adopt (d->bdi);
   d->device_cap = vsmd_options_kernel_has_device_cap (d->bdi);
   d->global_for_mounted = -1;
   vsm_stall_init (&d->stall, NULL);

@@ -43,47 +43,14 @@ vsmd_options_update (const char *bdi, const VsmUserOptions *current, GDBusMethod
 gboolean
 vsmd_options_ignore_drive (const VsmUserOptions *o, const char *disk_syspath)
 {
-  g_autoptr (GUdevClient) client = NULL;
-  g_autoptr (VsmDevice) dev = NULL;
-  g_autoptr (VsmPolicy) p = NULL;
-  const char *which = NULL;
+  g_autofree char *which = NULL;
 
   /* it may read the disk's superblock: never on the daemon's main loop */
   g_return_val_if_fail (!g_main_context_is_owner (g_main_context_default ()), FALSE);
-  if (o == NULL || !g_hash_table_contains (o->values, "ignore-devices"))
-    return FALSE;
-  p = vsm_policy_load ();
-  vsm_user_options_apply (o, p);
-  client = g_udev_client_new (NULL);
-  dev = vsm_device_new_from_spec (client, disk_syspath, NULL);
-  if (dev == NULL || !vsm_plan_device_ignored (dev, p, &which))
+  if (!vsm_user_options_ignore_drive (o, disk_syspath, &which))
     return FALSE;
   g_message ("%s: in the ignore-devices of the options (%s): restoring it", disk_syspath, which);
   return TRUE;
-}
-
-void
-vsmd_options_store (const char *bdi, const VsmUserOptions *o)
-{
-  g_autoptr (GError) error = NULL;
-  gboolean ok = vsm_user_options_is_empty (o) ? vsm_user_options_remove (bdi, &error)
-                                              : vsm_user_options_save (bdi, o, &error);
-  if (!ok)
-    g_warning ("%s: %s", bdi, error->message);
-}
-
-VsmUserOptions *
-vsmd_options_adopt (const char *bdi)
-{
-  g_autoptr (GError) error = NULL;
-  VsmUserOptions *o = vsm_user_options_load (bdi, &error);
-
-  if (o == NULL && !g_error_matches (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED))
-    {
-      g_warning ("%s: options of a previous run not trusted, dropped: %s", bdi, error->message);
-      vsm_user_options_remove (bdi, NULL);
-    }
-  return o;
 }
 
 void

@@ -24,11 +24,6 @@ VsmUserOptions *vsmd_options_update (const char *bdi, const VsmUserOptions *curr
  * disk's superblock: only in a worker, never on the main loop */
 gboolean vsmd_options_ignore_drive (const VsmUserOptions *options, const char *disk_syspath);
 
-/* kept for a restart (options NULL or empty: the file goes) */
-void vsmd_options_store (const char *bdi, const VsmUserOptions *options);
-/* what a previous run kept, or NULL */
-VsmUserOptions *vsmd_options_adopt (const char *bdi);
-
 /* Who owns the first mount point's root directory: FAT has no owners,
  * its root is the uid= of the mount. For a mount libmount does not list
  * (yet) with uid=; G_MAXUINT32 when none. */

@@ -169,31 +169,26 @@ check_request (const VsmMountRequest *req, GError **error)
 }
 
 /* the facts, with the filesystem as it is on the device now (udev may not
- * have seen it yet) */
+ * have seen it yet), planned with what the person chose */
 static VsmAssessment *
-assess_request (const VsmMountRequest *req, VsmOverrides *o, char **fs_type, GError **error)
+assess_request (const VsmMountRequest *req, VsmOverrides *o, GError **error)
 {
   g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
-  VsmDevice *d = vsm_device_new_from_spec (client, req->spec, error);
+  VsmAssessment *a;
 
-  if (d == NULL)
+  o->probe_fs = TRUE;
+  a = vsm_assess (client, req->spec, NULL, o, error);
+  if (a == NULL)
     return NULL;
-  *fs_type = vsm_probe_fs_type (d->devnode, error);
-  if (*fs_type == NULL)
-    {
-      vsm_device_free (d);
-      return NULL;
-    }
-  if (!vsm_fs_type_is_fat (*fs_type))
+  if (!vsm_fs_type_is_fat (a->device->fs_type))
     {
       g_set_error (error, VSM_MOUNT_ERROR, MNT_EX_FAIL,
-                   _ ("%s holds %s, not vfat or exfat: vfat-smart does not mount it"), d->devnode,
-                   *fs_type);
-      vsm_device_free (d);
+                   _ ("%s holds %s, not vfat or exfat: vfat-smart does not mount it"),
+                   a->device->devnode, a->device->fs_type);
+      vsm_assessment_free (a);
       return NULL;
     }
-  o->fs_type = *fs_type;
-  return vsm_assess_device (d, NULL, o);
+  return a;
 }
 
 static char *
@@ -316,9 +311,9 @@ vsm_mount_run (const VsmMountRequest *req, GPtrArray *notes, GError **error)
 {
   g_autoptr (VsmAssessment) a = NULL;
   g_autoptr (VsmState) state = NULL;
-  g_autofree char *fs_type = NULL;
   g_autofree char *options = NULL;
-  const VsmApplyOptions apply_options = { "mount", 0 };
+  const char *fs_type;
+  const VsmApplyOptions apply_options = { VSM_SOURCE_MOUNT, 0 };
   struct libmnt_context *cxt;
   VsmOverrides o;
   gboolean ok;
@@ -326,9 +321,10 @@ vsm_mount_run (const VsmMountRequest *req, GPtrArray *notes, GError **error)
   g_return_val_if_fail (req != NULL, FALSE);
   if (!check_request (req, error) || !person_overrides (req, &o, error))
     return FALSE;
-  a = assess_request (req, &o, &fs_type, error);
+  a = assess_request (req, &o, error);
   if (a == NULL)
     return FALSE;
+  fs_type = a->device->fs_type;
   note_plan (notes, a);
   options = mount_options (a, req, notes);
   vsm_note (notes, _ ("mount -t %s -o %s %s %s"), fs_type, options, a->device->devnode,

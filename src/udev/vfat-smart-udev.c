@@ -19,26 +19,6 @@
 #include <syslog.h>
 
 static int
-forget (const char *bdi)
-{
-  g_autoptr (GError) error = NULL;
-
-  /* the disk is gone: nothing of it to write back; the vm.* knobs go back
-   * with their last owner */
-  if (!vsm_forget (bdi, VSM_LOCK_WAIT_UDEV_MS, NULL, &error))
-    {
-      if (!g_error_matches (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED))
-        {
-          syslog (LOG_WARNING, "bdi %s removed: %s", bdi, error->message);
-          fprintf (stderr, "vfat-smart-udev: bdi %s removed: %s\n", bdi, error->message);
-        }
-      return 0;
-    }
-  syslog (LOG_INFO, "bdi %s removed: state forgotten", bdi);
-  return 0;
-}
-
-static int
 usage (const char *argv0, int status)
 {
   fprintf (stderr, "usage: %s [SYSPATH]  (run by udev; DEVPATH, ACTION, ID_FS_* from the event)\n",
@@ -51,36 +31,22 @@ on_remove (void)
 {
   const char *maj = g_getenv ("MAJOR"), *min = g_getenv ("MINOR");
   g_autofree char *bdi = NULL;
+  g_autoptr (GError) error = NULL;
 
   if (maj == NULL || min == NULL || g_strcmp0 (g_getenv ("DEVTYPE"), "disk") != 0)
     return 0;
   bdi = g_strdup_printf ("%s:%s", maj, min);
-  vsm_udev_forget_answers (bdi);
-  return forget (bdi);
-}
-
-static VsmAssessment *
-assess_event (const char *syspath, const char *const *env)
-{
-  g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
-  g_autoptr (GUdevDevice) dev = g_udev_client_query_by_sysfs_path (client, syspath);
-  g_autoptr (GError) error = NULL;
-  VsmOverrides o = { 0 };
-  VsmDevice *d;
-
-  if (dev == NULL)
-    return NULL; /* gone already */
-  d = vsm_device_new_from_udev (client, dev, NULL, &error);
-  if (d == NULL)
+  if (!vsm_unplug (bdi, &error))
     {
-      syslog (LOG_WARNING, "%s: %s", syspath, error->message);
-      return NULL;
+      if (!g_error_matches (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED))
+        {
+          syslog (LOG_WARNING, "bdi %s removed: %s", bdi, error->message);
+          fprintf (stderr, "vfat-smart-udev: bdi %s removed: %s\n", bdi, error->message);
+        }
+      return 0;
     }
-  vsm_udev_device_from_event (d, env);
-  vsm_udev_disk_fs_facts (client, d);
-  if (!vsm_udev_class_from_event (env, &o))
-    syslog (LOG_WARNING, "%s: VFAT_SMART_CLASS is not a class; ignored", syspath);
-  return vsm_assess_device (d, NULL, &o);
+  syslog (LOG_INFO, "bdi %s removed: state forgotten", bdi);
+  return 0;
 }
 
 int
@@ -90,11 +56,9 @@ main (int argc, char **argv)
   g_autoptr (VsmState) state = NULL;
   g_autoptr (GPtrArray) props = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (GError) stamp_error = NULL;
+  g_autoptr (GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *syspath = NULL;
   const char *action = g_getenv ("ACTION");
-  /* at the plug: the vm.* knobs wait for the mount (vfat-smartd takes them) */
-  const VsmApplyOptions options = { "udev", VSM_LOCK_WAIT_UDEV_MS, TRUE };
   g_auto (GStrv) env = g_get_environ ();
   gint64 t0 = g_get_monotonic_time ();
   gboolean applied, is_fs;
@@ -118,10 +82,15 @@ main (int argc, char **argv)
   if (g_strcmp0 (action, "remove") == 0)
     return on_remove ();
 
-  a = assess_event (syspath, (const char *const *)env);
+  a = vsm_hotplug (syspath, (const char *const *)env, &applied, &state, notes, &error);
+  for (guint i = 0; i < notes->len; i++)
+    syslog (LOG_WARNING, "%s", (char *)g_ptr_array_index (notes, i));
   if (a == NULL)
-    return 0;
-  applied = vsm_assessment_apply (a, &options, NULL, NULL, &state, &error);
+    {
+      if (error != NULL)
+        syslog (LOG_WARNING, "%s: %s", syspath, error->message);
+      return 0;
+    }
   if (!applied)
     syslog (LOG_WARNING, "%s: knobs not applied, udisks keeps its defaults: %s", a->device->devnode,
             error->message);
@@ -134,12 +103,6 @@ main (int argc, char **argv)
                                                              : VSM_UDISKS_MOUNT_OPTIONS_CONF);
   for (guint i = 0; i < props->len; i++)
     printf ("%s\n", (char *)g_ptr_array_index (props, i));
-  /* the next change event of this file system (an unmount's) keeps this
-   * answer without running the helper */
-  if (!vsm_udev_note_answer ((const char *const *)env, a->device->bdi,
-                             applied && is_fs && a->device->fs_type != NULL, &stamp_error))
-    syslog (LOG_WARNING, "%s: %s", a->device->devnode, stamp_error->message);
-
   syslog (LOG_INFO, "%s %s: class %s, %s%s, %.1f ms", action ? action : "run", a->device->devnode,
           vsm_class_to_string (a->classification->klass),
           vsm_flush_mode_to_string (a->plan->flush_mode),

@@ -37,6 +37,8 @@ DAEMON = os.path.join(BUILD, "src", "daemon", "vfat-smartd")
 # runs under it (leak checks of the daemon's paths)
 DAEMON_WRAPPER = os.environ.get("VSM_DAEMON_WRAPPER", "").split()
 CLI = os.path.join(BUILD, "src", "cli", "vfat-smart")
+# the same for the command line's runs (status, watch, the agent)
+CLI_WRAPPER = os.environ.get("VSM_CLI_WRAPPER", "").split()
 FIXTURES = os.path.join(SOURCE, "tests", "fixtures", "6.12")
 BUS_NAME = "org.vfatsmart.VfatSmart1"
 MANAGER = "/org/vfatsmart/VfatSmart1"
@@ -220,7 +222,7 @@ class TestDaemon(unittest.TestCase):
         os.rename(os.path.join(path, "stats.tmp"), os.path.join(path, "stats"))
 
     def cli(self, *args):
-        return subprocess.run([CLI] + list(args), env=self.env, capture_output=True, text=True)
+        return subprocess.run(CLI_WRAPPER + [CLI] + list(args), env=self.env, capture_output=True, text=True)
 
     def start_daemon(self, *args):
         self.daemon = subprocess.Popen(DAEMON_WRAPPER + [DAEMON, "--idle-timeout=0"] + list(args),
@@ -686,7 +688,7 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(r.stdout.splitlines()), 1)
         # a C locale: a plain space before the unit, not "38.0?MiB"
-        r = subprocess.run([CLI, "watch", "--once", node], env=dict(self.env, LC_ALL="C"),
+        r = subprocess.run(CLI_WRAPPER + [CLI, "watch", "--once", node], env=dict(self.env, LC_ALL="C"),
                            capture_output=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn(b"(cap 38.0 MiB)", r.stdout)
@@ -792,7 +794,9 @@ class TestDaemon(unittest.TestCase):
         # status shows it, without the daemon too
         self.stop_daemon()
         r = self.cli("status")
-        self.assertRegex(r.stdout, r"History: +last 1 mounts: %s \(usb:46f4:0001:STICKSS1\)"
+        # status speaks the reader's language (one mount in the singular); the
+        # property keeps the daemon's English
+        self.assertRegex(r.stdout, r"History: +last 1 mount: %s \(usb:46f4:0001:STICKSS1\)"
                          % re.escape(history[len("last 1 mounts: "):]))
         r = self.cli("status", "--json")
         entry = json.loads(r.stdout)["devices"][0]
@@ -1005,7 +1009,7 @@ class TestDaemon(unittest.TestCase):
         # status as that user: each value and where it came from; the user's
         # own flush-mode is not in force, and why
         self.gsettings("set", "org.vfatsmart", "flush-mode", "off")
-        r = subprocess.run(self.as_caller([CLI, "status"]), env=self.user_env(),
+        r = subprocess.run(self.as_caller(CLI_WRAPPER + [CLI, "status"]), env=self.user_env(),
                            capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertRegex(r.stdout, r"Policy: +flush-mode +'auto' \(locked\)\n +your 'off' is not "
@@ -1014,7 +1018,7 @@ class TestDaemon(unittest.TestCase):
         self.assertRegex(r.stdout, r"\n +user-max-dirty-seconds +3\.0 \(admin\)\n")
         self.assertRegex(r.stdout, r"\n +dirty-cap-max-bytes +268435456 \(built-in\)\n")
         # the same in --json, with what the daemon measured
-        r = subprocess.run(self.as_caller([CLI, "status", "--json"]), env=self.user_env(),
+        r = subprocess.run(self.as_caller(CLI_WRAPPER + [CLI, "status", "--json"]), env=self.user_env(),
                            capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         daemon = json.loads(r.stdout)["devices"][0]["daemon"]
@@ -1217,7 +1221,7 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
 
     def start_agent(self):
-        agent = subprocess.Popen(self.as_caller([CLI, "agent"]), env=self.user_env())
+        agent = subprocess.Popen(self.as_caller(CLI_WRAPPER + [CLI, "agent"]), env=self.user_env())
         self.addCleanup(lambda: (agent.terminate(), agent.wait()))
         return agent
 
@@ -1245,7 +1249,7 @@ class TestDaemon(unittest.TestCase):
         wait_for(lambda: self.prop(path, "CapBytes") == 19 * 1024 * 1024, what="the user's cap")
         self.assertEqual(self.policy_of(path)["max-dirty-seconds"], ("1.0", "user"))
         # a second agent in the same session steps aside
-        r = subprocess.run(self.as_caller([CLI, "agent"]), env=self.user_env(), timeout=20,
+        r = subprocess.run(self.as_caller(CLI_WRAPPER + [CLI, "agent"]), env=self.user_env(), timeout=20,
                            capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("another vfat-smart agent", r.stderr)

@@ -16,6 +16,8 @@
  */
 #include "fuzz-common.h"
 
+#include "vsm-plan.h"
+#include "vsm-policy.h"
 #include "vsm-udev.h"
 
 int

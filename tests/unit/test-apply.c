@@ -7,7 +7,7 @@
 #include "config.h"
 
 #include "vsm-apply.h"
-#include "vsm-classify.h"
+#include "vsm.h"
 #include "vsm-intent.h"
 #include "vsm-kernel.h"
 #include "vsm-manager.h"
@@ -597,7 +597,7 @@ static void
 test_intent_recorded (Tree *t, gconstpointer data)
 {
   VsmOverrides o = { .set_class = TRUE, .klass = VSM_CLASS_USB_HDD };
-  g_autoptr (VsmState) s = apply_asked (0, &o);
+  G_GNUC_UNUSED g_autoptr (VsmState) s = apply_asked (0, &o);
   g_autoptr (VsmState) loaded = vsm_state_load ("7:0", NULL);
 
   g_assert_nonnull (loaded);
@@ -662,7 +662,7 @@ test_reapply_keeps_flush (Tree *t, gconstpointer data)
   VsmOverrides o = { .set_class = TRUE,
                      .klass = VSM_CLASS_USB_STICK,
                      .flush_mode = VSM_FLUSH_MODE_KERNEL_FLUSH };
-  g_autoptr (VsmState) first = apply_asked (0, &o);
+  G_GNUC_UNUSED g_autoptr (VsmState) first = apply_asked (0, &o);
   g_autoptr (VsmState) again = reapply (0, 30 * 1000 * 1000, FALSE, NULL);
 
   g_assert_cmpstr (again->flush_mode, ==, "kernel-flush");
@@ -678,7 +678,7 @@ static void
 test_reapply_keeps_user_options (Tree *t, gconstpointer data)
 {
   VsmOverrides o = { .set_class = TRUE, .klass = VSM_CLASS_USB_STICK };
-  g_autoptr (VsmState) first = apply_asked (0, &o);
+  G_GNUC_UNUSED g_autoptr (VsmState) first = apply_asked (0, &o);
   g_autoptr (VsmPolicy) admin = vsm_policy_new_default ();
   g_autoptr (VsmUserOptions) uo = vsm_user_options_new ();
   g_autoptr (GVariantBuilder) b = g_variant_builder_new (G_VARIANT_TYPE_VARDICT);

@@ -10,6 +10,8 @@
 #include "vsm-drive-history.h"
 #include "vsm-manager.h"
 #include "vsm-paths.h"
+#include "vsm-rundir.h"
+#include "vsm-event.h"
 #include "vsm-udev.h"
 #include "vsm-util.h"
 
@@ -567,6 +569,48 @@ test_udev_disk_event_keeps_fs (Fixture *fx, gconstpointer data)
   g_assert_cmpstr (from_record->flush_mode, ==, first->flush_mode);
 }
 
+/* A change event of a disk a person made choices for (the mount helper's
+ * class and -o sync) plans from those choices, as a re-apply does: the
+ * record keeps the class, the flush mode and who asked. */
+static void
+test_udev_change_keeps_intent (Fixture *fx, gconstpointer data)
+{
+  const FixtureCase *c = data;
+  g_autofree char *part = find_node (c, "partition", 0);
+  g_autoptr (GUdevDevice) disk = g_udev_client_query_by_device_file (fx->client, fx->node);
+  g_autoptr (GError) error = NULL;
+  const VsmOverrides chosen = { .set_class = TRUE,
+                                .klass = VSM_CLASS_USB_HDD,
+                                .flush_mode = VSM_FLUSH_MODE_SYNC };
+  const VsmApplyOptions by_mount = { VSM_SOURCE_MOUNT, 0 };
+  g_autoptr (VsmAssessment) a = vsm_assess (fx->client, part, policy_default (), &chosen, &error);
+  g_autoptr (VsmAssessment) again = NULL;
+  g_autoptr (VsmState) first = NULL, after = NULL, record = NULL;
+  const char *envp[] = { "ACTION=change", "DEVTYPE=disk", "ID_PART_TABLE_TYPE=dos", NULL };
+  gboolean applied = FALSE;
+
+  g_assert_no_error (error);
+  g_assert_true (vsm_assessment_apply (a, &by_mount, NULL, NULL, &first, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (first->flush_mode, ==, "sync");
+
+  g_assert_nonnull (disk);
+  again = vsm_hotplug (g_udev_device_get_sysfs_path (disk), envp, &applied, &after, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (again);
+  g_assert_true (applied);
+  g_assert_nonnull (after);
+  record = vsm_state_load (a->device->bdi, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (record->class_name, ==, "usb-hdd");
+  g_assert_cmpstr (record->flush_mode, ==, "sync");
+  g_assert_cmpuint (record->cap_bytes, ==, 0);
+  g_assert_nonnull (record->intent);
+  g_assert_true (record->intent->set_class);
+  g_assert_cmpstr (record->intent->source, ==, VSM_SOURCE_MOUNT);
+  g_assert_cmpint (record->intent->flush_mode, ==, VSM_FLUSH_MODE_SYNC);
+}
+
 static const FixtureCase disk_event_cases[] = {
   { "6.1", "uas-hdd", "disk", 0, "uas", "usb-hdd", 5000, FALSE, TRUE, FALSE, "exfat", "UASHDD", 512,
     "UASHDD1" },
@@ -991,7 +1035,11 @@ main (int argc, char **argv)
           const FixtureCase *c = &disk_event_cases[i];
           g_autofree char *path =
             g_strdup_printf ("/udev/%s/%s/disk-event-keeps-fs", c->kernel, c->fixture);
+          g_autofree char *keeps =
+            g_strdup_printf ("/udev/%s/%s/change-keeps-intent", c->kernel, c->fixture);
           g_test_add (path, Fixture, c, fixture_setup, test_udev_disk_event_keeps_fs,
+                      fixture_teardown);
+          g_test_add (keeps, Fixture, c, fixture_setup, test_udev_change_keeps_intent,
                       fixture_teardown);
         }
     }

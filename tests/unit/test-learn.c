@@ -254,11 +254,24 @@ test_cap_formula (void)
   g_assert_cmpuint (vsm_learn_cap_for (&limits, 10 * MIB), ==, 20 * MIB);
 }
 
+/* a NULL learner is refused before it is read (the check came after the
+ * first reads of it: it could never fail, the call crashed instead) */
+static void
+test_feed_null (void)
+{
+  VsmDiskStat stat = { { 0 }, 17 };
+
+  g_test_expect_message ("vfat-smart", G_LOG_LEVEL_CRITICAL, "*l != NULL*");
+  g_assert_false (vsm_learn_feed (NULL, 0, &stat));
+  g_test_assert_expected_messages ();
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/learn/kernel-format", test_recorded);
+  g_test_add_func ("/learn/feed-null", test_feed_null);
   g_test_add_func ("/learn/cap-formula", test_cap_formula);
   g_test_add_func ("/learn/steady-damped", test_steady_and_damped);
   g_test_add_func ("/learn/idle-gaps", test_idle_gaps);

@@ -6,7 +6,8 @@
  */
 #include "config.h"
 
-#include "vsm-classify.h"
+#include "vsm.h"
+#include "vsm-drive-history.h"
 #include "vsm-plan.h"
 #include "vsm-reason.h"
 #include "vsm-state.h"
@@ -288,6 +289,38 @@ test_format (void)
   g_assert_null (vsm_reason_format ("%s %1$s", args, 2));
 }
 
+/* what a drive's history says, in the reader's language: status shows it
+ * beside German labels (the English describe stays for logs and records) */
+static void
+test_history_in_german (void)
+{
+  g_autoptr (VsmDriveHistory) h = g_new0 (VsmDriveHistory, 1);
+  VsmDriveMount m = { 0, 20 * 1000 * 1000, 0, 0, -1 };
+  g_autofree char *de = NULL, *c = NULL, *none_de = NULL, *logged = NULL;
+
+  h->identity = g_strdup ("usb:0781:5581:X");
+  h->mounts = g_array_new (FALSE, TRUE, sizeof (VsmDriveMount));
+  g_array_append_val (h->mounts, m);
+  g_array_append_val (h->mounts, m);
+  /* English first: gettext keeps what it found, not what it did not */
+  in_language ("C");
+  c = vsm_drive_history_to_display (h);
+  in_language ("de");
+  de = vsm_drive_history_to_display (h);
+  logged = vsm_drive_history_describe (h);
+  in_language ("C");
+  g_assert_true (g_str_has_prefix (de, "letzte 2 Einhängungen: "));
+  g_assert_true (g_str_has_prefix (c, "last 2 mounts: "));
+  g_assert_true (g_str_has_prefix (logged, "last 2 mounts: "));
+  g_array_set_size (h->mounts, 0);
+  m.bandwidth = 0;
+  g_array_append_val (h->mounts, m);
+  in_language ("de");
+  none_de = vsm_drive_history_to_display (h);
+  in_language ("C");
+  g_assert_cmpstr (none_de, ==, "1 Einhängung, nichts gemessen");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -302,5 +335,6 @@ main (int argc, char **argv)
   g_test_add_func ("/reason/bad-ids", test_bad_ids);
   g_test_add_func ("/reason/roundtrip", test_roundtrip);
   g_test_add_func ("/reason/format", test_format);
+  g_test_add_func ("/reason/history-in-german", test_history_in_german);
   return g_test_run ();
 }
