@@ -66,7 +66,7 @@ def load_raw(raw):
                 gdef = json.load(f)
             if gdef.get("calibration"):
                 meta["calibration"] = gdef["calibration"]
-                for k in ("commit", "kernel_release", "profile_conf"):
+                for k in ("commit", "kernel_release", "profile_conf", "fragment_mib"):
                     if gdef.get(k) is not None:
                         meta.setdefault(k, gdef[k])
         out.append((name, meta, runs))
@@ -262,6 +262,28 @@ def run_big_share(r):
     return (r.get("data_bios") or {}).get("big_share")
 
 
+def run_big_count_share(r):
+    """The share of data bios >= 768 KiB by count (runs that recorded data_bio_grain)."""
+    return (r.get("data_bio_grain") or {}).get("big_count_share")
+
+
+def run_flusher_share(r):
+    """The flusher's share of the data bios' bytes (the rest: cp, its close's writeback)."""
+    by = r.get("data_bio_bytes_by_writer") or {}
+    total = sum(by.values())
+    return round(by.get("flusher", 0) / total, 3) if total else None
+
+
+def run_bio_avg_kib(r):
+    return (r.get("data_bios") or {}).get("avg_request_kib")
+
+
+def run_turns(r):
+    """After close began: (turns between the two writers, median turn KiB, median jump MiB)."""
+    a = (r.get("data_bio_grain") or {}).get("after_close")
+    return (a["turns"], a["median_turn_kib"], a["median_jump_mib"]) if a else None
+
+
 def published_mid(t):
     runs = t.get("runs")
     return statistics.median(runs) if runs else (t["published"][0] + t["published"][1]) / 2
@@ -282,6 +304,10 @@ def calibration(groups, targets):
         e = {"model": t["model"], "kernel": "7.2", "workload": t["label"],
              "workload_name": t["workload"], "vm": t["vm"], "setup": t["setup"],
              "mb_s": mb, "mb_s_from_first_write": mbf, "big_bio_share": big, "published": t["published"],
+             "big_bio_count_share": [run_big_count_share(r) for r in rs],
+             "flusher_share": [run_flusher_share(r) for r in rs],
+             "bio_avg_kib": [run_bio_avg_kib(r) for r in rs],
+             "merges": [((r.get("drive") or {}).get("merges")) for r in rs],
              "published_runs": t.get("runs"), "published_big_bio_share": t.get("big_bio_share"),
              "reps": len(rs), "busy_s": busy,
              "groups": sorted({r["group"] for r in rs}),
@@ -351,15 +377,75 @@ def calibration_iterations(groups):
                 continue
             cells.setdefault((r["workload"], r["vm"], r["config"]), []).append(r)
         out.append({"group": gname, "commit": meta.get("commit"), "profile": (runs or [{}])[0].get("device"),
+                    "fragment_mib": meta.get("fragment_mib"),
                     "params": {k: v for k, v in (meta.get("profile_conf") or {}).items()
                                if k in ("bw", "cmd_ms", "seek_ms", "small_bytes", "small_ms", "au_bytes",
                                         "open_aus", "random_bytes", "gc_ms", "gc_bw")},
                     "cells": [{"workload": w, "vm": vm, "config": c,
                                "mb_s": [run_mb_s(r) for r in rs],
                                "big_bio_share": [run_big_share(r) for r in rs],
+                               "big_bio_count_share": [run_big_count_share(r) for r in rs],
+                               "flusher_share": [run_flusher_share(r) for r in rs],
+                               "bio_avg_kib": [run_bio_avg_kib(r) for r in rs],
+                               "turns": [run_turns(r) for r in rs],
                                "merges": [((r.get("drive") or {}).get("merges")) for r in rs]}
                               for (w, vm, c), rs in cells.items()]})
     return out
+
+
+def pct_range(xs):
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return "-"
+    return "%.0f %% (%.0f-%.0f)" % (100 * statistics.median(xs), 100 * min(xs), 100 * max(xs))
+
+
+def num_range(xs, fmt="%.1f"):
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return "-"
+    return (fmt + "-" + fmt) % (min(xs), max(xs)) if min(xs) != max(xs) else fmt % xs[0]
+
+
+def race_paragraph(cal, its):
+    """What the race between close and the flusher looks like in the lab, from the runs:
+    who wrote the data, how big the bios were, and (runs with data_bio_grain) how the two
+    writers took turns."""
+    L = []
+    rows = [e for e in cal if e["model"] == "pny32g" and e["workload_name"] == "big3g" and e["mb_s"]]
+    if not rows:
+        return L
+    L.append("The race in the lab, from the same runs (pny32g, 3 GiB file; the data bios' writers "
+             "from the block trace: the copier is `cp`, its close's writeback included, the flusher "
+             "a kworker):")
+    L.append("")
+    for e in rows:
+        L.append("- %s, %s: the flusher wrote %s of the data, the copier the rest; data bios %s KiB "
+                 "on average, %s of the bytes in bios >= 768 KiB%s; %s merges in the drive model." % (
+                     e["setup"], e["workload"] + (", busy flusher" if e["vm"] == "rfc-busy" else ""),
+                     pct_range(e.get("flusher_share") or []),
+                     num_range(e.get("bio_avg_kib") or [], "%.0f"), pct_range(e["big_bio_share"]),
+                     (", %s of the bios" % pct_range(e["big_bio_count_share"]))
+                     if any(x is not None for x in e.get("big_bio_count_share") or []) else "",
+                     num_range(e.get("merges") or [], "%d")))
+    for g in its:
+        for c in g["cells"]:
+            tr = [t for t in c.get("turns") or [] if t]
+            if not tr:
+                continue
+            L.append("- %s (%s%s), %s: the flusher wrote %s of the data; bios %s KiB on average, %s of "
+                     "the bytes and %s of the bios >= 768 KiB; after close %s turns between the writers, "
+                     "a turn %s KiB (median), the next writer starting %s MiB from where the other "
+                     "stopped (median)." % (
+                         g["group"], c["workload"],
+                         ", page cache fragmented" if g.get("fragment_mib") else "", c["config"],
+                         pct_range(c.get("flusher_share") or []),
+                         num_range(c.get("bio_avg_kib") or [], "%.0f"),
+                         pct_range(c["big_bio_share"]), pct_range(c.get("big_bio_count_share") or []),
+                         num_range([t[0] for t in tr], "%d"), num_range([t[1] for t in tr], "%.0f"),
+                         num_range([t[2] for t in tr], "%.1f")))
+    L.append("")
+    return L
 
 
 def calibration_section(summary):
@@ -384,6 +470,7 @@ def calibration_section(summary):
     for e in cal:
         mb = e["mb_s"]
         big = [b for b in e["big_bio_share"] if b is not None]
+        bigc = [b for b in e.get("big_bio_count_share") or [] if b is not None]
         pb = e.get("published_big_bio_share")
         mbf = e.get("mb_s_from_first_write") or []
         L.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
@@ -391,31 +478,35 @@ def calibration_section(summary):
             "%.2f (%.2f-%.2f)" % (statistics.median(mb), min(mb), max(mb)) if mb else "-",
             "%.2f (%.2f-%.2f)" % (statistics.median(mbf), min(mbf), max(mbf)) if mbf else "-",
             "%g-%g" % tuple(e["published"]) if e["published"][0] != e["published"][1] else "%g" % e["published"][0],
-            "%.0f %% (%.0f-%.0f)" % (100 * statistics.median(big), 100 * min(big), 100 * max(big)) if big else "-",
+            pct_range(big) + (" of bytes, %s of bios" % pct_range(bigc) if bigc else "") if big else "-",
             "%.0f-%.0f %%" % (100 * pb[0], 100 * pb[1]) if pb else "-",
             ("%.2f / %.2f" % (e["ratio_model"], e["ratio_published"]) if e.get("ratio_model") else "-") +
             (" (%.2f from the first write)" % e["ratio_model_from_first_write"] if e.get("ratio_model_from_first_write") else ""),
             "%.0f %%%s" % (100 * e["busy_share_of_copy"], " (CPU-bound)" if e.get("cpu_bound") else "") if e.get("busy_share_of_copy") is not None else "-",
             e["verdict"], ", ".join(c[:10] for c in e["commit"]) or "-"))
     L.append("")
+    L += race_paragraph(cal, summary.get("calibration_iterations") or [])
     its = summary.get("calibration_iterations") or []
     if its:
         L.append("The fit's iterations (shorter runs; each group's profile parameters and medians):")
         L.append("")
-        L.append("| group | profile | parameters | workload, vm, setup: MB/s median, big bios, merges |")
+        L.append("| group | profile | parameters | workload, vm, setup: MB/s median, big bios (of bytes; of bios where recorded), merges |")
         L.append("| --- | --- | --- | --- |")
         for g in its:
             parts = []
             for c in g["cells"]:
                 big = [b for b in c["big_bio_share"] if b is not None]
+                bigc = [b for b in c.get("big_bio_count_share") or [] if b is not None]
                 mg = [m for m in c["merges"] if m is not None]
-                parts.append("%s, %s, %s: %.2f MB/s, %s big, %s merges" % (
+                parts.append("%s, %s, %s: %.2f MB/s, %s big%s, %s merges" % (
                     c["workload"], c["vm"], c["config"], statistics.median(c["mb_s"]),
                     "%.0f %%" % (100 * statistics.median(big)) if big else "-",
+                    " (%.0f %% of bios)" % (100 * statistics.median(bigc)) if bigc else "",
                     "%d" % statistics.median(mg) if mg else "-"))
-            L.append("| %s | %s | %s | %s |" % (g["group"], g["profile"],
-                                                 " ".join("%s=%s" % kv for kv in sorted(g["params"].items())),
-                                                 "; ".join(parts)))
+            params = " ".join("%s=%s" % kv for kv in sorted(g["params"].items()))
+            if g.get("fragment_mib"):
+                params += "; guest memory fragmented (frag %d MiB)" % g["fragment_mib"]
+            L.append("| %s | %s | %s | %s |" % (g["group"], g["profile"], params, "; ".join(parts)))
         L.append("")
     return L
 
