@@ -258,6 +258,21 @@ def run_mb_s_from_first_write(r):
     return round(r["workload_bytes"] / (r["copy_s"] - fw) / 1e6, 2)
 
 
+def run_mb_s_close(r):
+    """A big file's close phase: what was still in the page cache (dirty + under writeback)
+    when cp's last write() returned, over the time from then to cp's return (close). On
+    bare metal cp fills the cache in a few seconds and the copy is nearly all close phase;
+    under TCG cp takes 35-55 s to fill it, while the drive idles until the flusher begins."""
+    if r.get("workload", "").startswith("files") or not r.get("series"):
+        return None
+    w = r.get("workload_bytes")
+    for p in r["series"]:
+        if len(p) > 3 and p[3] is not None and p[3] >= w:
+            left, dt = p[1] + p[2], r["copy_s"] - p[0]
+            return round(left / dt / 1e6, 2) if dt > 0 and left > 0 else None
+    return None
+
+
 def run_big_share(r):
     return (r.get("data_bios") or {}).get("big_share")
 
@@ -299,11 +314,13 @@ def calibration(groups, targets):
         rs = have.get((t["model"], t["workload"], t["vm"], t["setup"]), [])
         mb = [run_mb_s(r) for r in rs]
         mbf = [x for x in (run_mb_s_from_first_write(r) for r in rs) if x is not None]
+        mbc = [x for x in (run_mb_s_close(r) for r in rs) if x is not None]
         big = [run_big_share(r) for r in rs]
         busy = [((r.get("drive") or {}).get("busy_s")) for r in rs]
         e = {"model": t["model"], "kernel": "7.2", "workload": t["label"],
              "workload_name": t["workload"], "vm": t["vm"], "setup": t["setup"],
-             "mb_s": mb, "mb_s_from_first_write": mbf, "big_bio_share": big, "published": t["published"],
+             "mb_s": mb, "mb_s_from_first_write": mbf, "mb_s_close_phase": mbc,
+             "big_bio_share": big, "published": t["published"],
              "big_bio_count_share": [run_big_count_share(r) for r in rs],
              "flusher_share": [run_flusher_share(r) for r in rs],
              "bio_avg_kib": [run_bio_avg_kib(r) for r in rs],
@@ -323,6 +340,9 @@ def calibration(groups, targets):
             if mbf:
                 e["median_mb_s_from_first_write"] = round(statistics.median(mbf), 2)
                 e["inside_from_first_write"] = lo <= round(statistics.median(mbf), digits) <= hi
+            if mbc:
+                e["median_mb_s_close_phase"] = round(statistics.median(mbc), 2)
+                e["inside_close_phase"] = lo <= round(statistics.median(mbc), digits) <= hi
             safe = [r["safe_s"] for r in rs]
             bb = [b for b in busy if b is not None]
             if bb:
@@ -344,6 +364,11 @@ def calibration(groups, targets):
             for x in (e, fe):
                 x["ratio_model"] = round(mod, 3)
                 x["ratio_within_10pct"] = abs(mod / pub - 1) <= 0.10
+        if e.get("median_mb_s_close_phase") and fe.get("median_mb_s_close_phase"):
+            mod = e["median_mb_s_close_phase"] / fe["median_mb_s_close_phase"]
+            for x in (e, fe):
+                x["ratio_model_close_phase"] = round(mod, 3)
+                x["ratio_within_10pct_close_phase"] = abs(mod / pub - 1) <= 0.10
         if e.get("median_mb_s_from_first_write") and fe.get("median_mb_s_from_first_write"):
             mod = e["median_mb_s_from_first_write"] / fe["median_mb_s_from_first_write"]
             for x in (e, fe):
@@ -360,6 +385,10 @@ def calibration(groups, targets):
             e["verdict"] = "from the first write only (median inside)"
         elif e.get("ratio_within_10pct_from_first_write"):
             e["verdict"] = "from the first write only (ratio within 10 %)"
+        elif e.get("inside_close_phase"):
+            e["verdict"] = "close phase only (median inside)"
+        elif e.get("ratio_within_10pct_close_phase"):
+            e["verdict"] = "close phase only (ratio within 10 %)"
         else:
             e["verdict"] = "NOT reproduced"
     return out
@@ -458,30 +487,41 @@ def calibration_section(summary):
              "lab's models on Linux 7.2 (QEMU TCG): MB/s = the copy's size / cp's time including "
              "close, as the RFC measured. A number is reproduced when the model's median lies in "
              "the published range, or the model's patched/stock ratio is within 10 %% of the "
-             "published one. %d of %d reproduced%s." % (
+             "published one. Two more columns, neither of them the RFC's measure: the MB/s from the "
+             "drive's first write, and for the big file the close phase (what was still in the page "
+             "cache when cp's last write() returned, over the time from then to close's return): "
+             "under TCG cp needs 35-55 s to fill the page cache (bare metal: seconds) and the drive "
+             "idles until the flusher begins, so a copy in the lab has a start that a copy on bare "
+             "metal nearly lacks, the same for both setups, which pulls their ratio towards 1. "
+             "%d of %d reproduced%s." % (
                  len(cal) - len(bad), len(cal),
                  "; not: " + "; ".join("%s %s %s %s (%s)" % (e["model"], e["workload"], e["setup"],
                                                              "" if not e.get("median_mb_s") else "%.2f MB/s" % e["median_mb_s"],
                                                              e["verdict"]) for e in bad) if bad else ""))
     L.append("")
-    L.append("| model | workload | setup | reps | model MB/s median (min-max) | from the drive's first write | published MB/s | "
+    L.append("| model | workload | setup | reps | model MB/s median (min-max) | from the drive's first write | close phase | published MB/s | "
              "big data bios, model | published | ratio patched/stock model / published | drive busy of the copy | verdict | commit |")
-    L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for e in cal:
         mb = e["mb_s"]
         big = [b for b in e["big_bio_share"] if b is not None]
         bigc = [b for b in e.get("big_bio_count_share") or [] if b is not None]
         pb = e.get("published_big_bio_share")
         mbf = e.get("mb_s_from_first_write") or []
-        L.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        mbc = e.get("mb_s_close_phase") or []
+        L.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             e["model"], e["workload"], e["setup"], e["reps"],
             "%.2f (%.2f-%.2f)" % (statistics.median(mb), min(mb), max(mb)) if mb else "-",
             "%.2f (%.2f-%.2f)" % (statistics.median(mbf), min(mbf), max(mbf)) if mbf else "-",
+            "%.2f (%.2f-%.2f)" % (statistics.median(mbc), min(mbc), max(mbc)) if mbc else "-",
             "%g-%g" % tuple(e["published"]) if e["published"][0] != e["published"][1] else "%g" % e["published"][0],
             pct_range(big) + (" of bytes, %s of bios" % pct_range(bigc) if bigc else "") if big else "-",
             "%.0f-%.0f %%" % (100 * pb[0], 100 * pb[1]) if pb else "-",
             ("%.2f / %.2f" % (e["ratio_model"], e["ratio_published"]) if e.get("ratio_model") else "-") +
-            (" (%.2f from the first write)" % e["ratio_model_from_first_write"] if e.get("ratio_model_from_first_write") else ""),
+            (" (%.2f from the first write" % e["ratio_model_from_first_write"] if e.get("ratio_model_from_first_write") else "") +
+            ("%s%.2f close phase" % (", " if e.get("ratio_model_from_first_write") else " (", e["ratio_model_close_phase"])
+             if e.get("ratio_model_close_phase") else "") +
+            (")" if e.get("ratio_model_from_first_write") or e.get("ratio_model_close_phase") else ""),
             "%.0f %%%s" % (100 * e["busy_share_of_copy"], " (CPU-bound)" if e.get("cpu_bound") else "") if e.get("busy_share_of_copy") is not None else "-",
             e["verdict"], ", ".join(c[:10] for c in e["commit"]) or "-"))
     L.append("")
