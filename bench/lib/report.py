@@ -304,6 +304,32 @@ def published_mid(t):
     return statistics.median(runs) if runs else (t["published"][0] + t["published"][1]) / 2
 
 
+PROFILES = os.path.join(TOP, "tests", "lab", "nbd-stick", "profiles")
+
+
+def profile_name(device, conf):
+    """The profile file whose keys are CONF (what a run recorded): DEVICE itself, or the named
+    variant an older fit was kept as (e.g. pny32g-v1); DEVICE + " (changed since)" if none."""
+    if not conf:
+        return device
+    names = [device] + sorted(n[:-5] for n in os.listdir(PROFILES)
+                              if n.endswith(".conf") and n.startswith(device + "-")) if os.path.isdir(PROFILES) else []
+    for n in names:
+        p = {}
+        path = os.path.join(PROFILES, n + ".conf")
+        if not os.path.isfile(path):
+            continue
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line and not line.startswith("#") and "=" in line:
+                    k, v = line.split("=", 1)
+                    p[k] = v
+        if p == conf:
+            return n
+    return device + " (changed since)"
+
+
 def calibration(groups, targets):
     """summary.json's "calibration": per published number, the final calibration groups'
     runs of the same model, workload, writeback settings and setup on 7.2."""
@@ -327,6 +353,7 @@ def calibration(groups, targets):
              "merges": [((r.get("drive") or {}).get("merges")) for r in rs],
              "published_runs": t.get("runs"), "published_big_bio_share": t.get("big_bio_share"),
              "reps": len(rs), "busy_s": busy,
+             "profiles": sorted({profile_name(r["device"], r["_meta"].get("profile_conf")) for r in rs}),
              "groups": sorted({r["group"] for r in rs}),
              "commit": sorted({r["_meta"].get("commit") or r.get("commit") or "?" for r in rs}),
              "kernel_release": sorted({r.get("kernel") for r in rs if r.get("kernel")})}
@@ -409,7 +436,7 @@ def calibration_iterations(groups):
                     "fragment_mib": meta.get("fragment_mib"),
                     "params": {k: v for k, v in (meta.get("profile_conf") or {}).items()
                                if k in ("bw", "cmd_ms", "seek_ms", "small_bytes", "small_ms", "au_bytes",
-                                        "open_aus", "random_bytes", "gc_ms", "gc_bw")},
+                                        "open_aus", "random_bytes", "random_small_bytes", "gc_ms", "gc_bw")},
                     "cells": [{"workload": w, "vm": vm, "config": c,
                                "mb_s": [run_mb_s(r) for r in rs],
                                "big_bio_share": [run_big_share(r) for r in rs],
@@ -500,8 +527,8 @@ def calibration_section(summary):
                                                              e["verdict"]) for e in bad) if bad else ""))
     L.append("")
     L.append("| model | workload | setup | reps | model MB/s median (min-max) | from the drive's first write | close phase | published MB/s | "
-             "big data bios, model | published | ratio patched/stock model / published | drive busy of the copy | verdict | commit |")
-    L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+             "big data bios, model | published | ratio patched/stock model / published | drive busy of the copy | verdict | profile | commit |")
+    L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for e in cal:
         mb = e["mb_s"]
         big = [b for b in e["big_bio_share"] if b is not None]
@@ -509,7 +536,7 @@ def calibration_section(summary):
         pb = e.get("published_big_bio_share")
         mbf = e.get("mb_s_from_first_write") or []
         mbc = e.get("mb_s_close_phase") or []
-        L.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        L.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             e["model"], e["workload"], e["setup"], e["reps"],
             "%.2f (%.2f-%.2f)" % (statistics.median(mb), min(mb), max(mb)) if mb else "-",
             "%.2f (%.2f-%.2f)" % (statistics.median(mbf), min(mbf), max(mbf)) if mbf else "-",
@@ -523,7 +550,7 @@ def calibration_section(summary):
              if e.get("ratio_model_close_phase") else "") +
             (")" if e.get("ratio_model_from_first_write") or e.get("ratio_model_close_phase") else ""),
             "%.0f %%%s" % (100 * e["busy_share_of_copy"], " (CPU-bound)" if e.get("cpu_bound") else "") if e.get("busy_share_of_copy") is not None else "-",
-            e["verdict"], ", ".join(c[:10] for c in e["commit"]) or "-"))
+            e["verdict"], ", ".join(e.get("profiles") or []) or "-", ", ".join(c[:10] for c in e["commit"]) or "-"))
     L.append("")
     L += race_paragraph(cal, summary.get("calibration_iterations") or [])
     its = summary.get("calibration_iterations") or []
