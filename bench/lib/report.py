@@ -486,7 +486,7 @@ def race_paragraph(cal, its):
     L.append("")
     for e in rows:
         L.append("- %s, %s: the flusher wrote %s of the data, the copier the rest; data bios %s KiB "
-                 "on average, %s of the bytes in bios >= 768 KiB%s; %s merges in the drive model; the "
+                 "on average, %s of the bytes in bios >= 768 KiB%s; drive-model merges: %s; the "
                  "guest's CPUs idle or waiting for I/O %s of the copy." % (
                      e["setup"], e["workload"] + (", busy flusher" if e["vm"] == "rfc-busy" else ""),
                      pct_range(e.get("flusher_share") or []),
@@ -512,6 +512,13 @@ def race_paragraph(cal, its):
                          num_range([t[2] for t in tr], "%.1f")))
     L.append("")
     L.append(RACE_WHY)
+    frag = [g["group"] for g in its if g.get("fragment_mib")]
+    L.append("")
+    L.append("A scattered page cache (the guest's free memory left as single 4 KiB pages before the "
+             "copy, so that a bio segment holds one page) tests the contiguity: %s." % (
+                 "iteration group%s %s, in the table below" % ("s" if len(frag) > 1 else "", ", ".join(frag))
+                 if frag else "the iteration group cal-race-frag-pny (bench/matrix.json) does it on "
+                 "Linux 7.2; it has not run yet"))
     L.append("")
     return L
 
@@ -526,18 +533,17 @@ RACE_WHY = (
     "next page is gone (taken by the other writer) or the bio is full; the block layer then "
     "splits it into requests of at most 1 MiB (usb-storage's limit at SuperSpeed), which is "
     "what the drive sees. In a freshly booted guest the page cache is physically contiguous, "
-    "consecutive pages share one bio segment and a bio holds several MiB. Under emulation each "
-    "writer also spends most of the race asleep, waiting for a request slot of the one-command "
-    "usb-storage queue, while the other builds its next bio alone: so the two writers take turns "
-    "in two parts of the file, each turn one big bio, and the drive sees 1 MiB requests "
-    "alternating between them. The RFC's 4-16 % (its share is of bios; the table's first figure "
+    "consecutive pages share one bio segment and a bio holds several MiB. The guest's CPUs are "
+    "idle or waiting for I/O most of the copy (above): each writer spends most of the race "
+    "asleep, waiting for a request slot of the one-command usb-storage queue, while the other "
+    "builds its next bio alone (the likely reason; the pages were not traced one by one), so the "
+    "two writers take turns in two parts of the file, each turn a big bio, and the drive sees "
+    "1 MiB requests alternating between them. The RFC's 4-16 % (its share is of bios; the table's first figure "
     "is of bytes, since the share by count is only recorded from the runs with the writers' "
     "turns on) says that on bare metal the two writers walk the same pages at the same moment, "
     "each taking a few before finding the next one gone. The timing of close against the "
     "flusher is not the difference: in the lab close comes 35-55 s into the copy instead of a "
-    "few seconds, but in both the flusher is mid-file then and most of the file is left. The "
-    "iteration groups above with a fragmented page cache test the contiguity: they scatter the "
-    "guest's free memory into single pages before the copy.")
+    "few seconds, but in both the flusher is mid-file then and most of the file is left.")
 
 
 def calibration_section(summary):
