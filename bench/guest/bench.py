@@ -191,6 +191,54 @@ def cpu_during(before, after, cp_ru):
     return out
 
 
+def bio_grain(events, data_start, big=768 * 1024):
+    """How the data's bios were made: per writer (copier = cp, its close's writeback
+    included; flusher = a kworker) the bios' count, median size and the share of them, by
+    count and by bytes, that are >= 768 KiB (the RFC's measure); and, from the copier's
+    first bio (close began writing) on, the turns between the two writers: a turn is a
+    run of consecutive bios of one writer, its bytes; "jump" is how far (MiB) a writer's
+    first bio of a turn lies from where the other's last bio ended. Turns of a few bios
+    a few KiB apart are two writers walking the same pages (the RFC's race: small bios);
+    long turns far apart are two writers in two parts of the file."""
+    bios = [(s, b, ("flusher" if c.startswith("kworker") else "copier" if c == "cp" else "other"))
+            for k, s, b, c in events if k == "block_bio_queue" and s >= data_start]
+
+    def med(xs):
+        xs = sorted(xs)
+        return xs[len(xs) // 2] if xs else None
+
+    per = {}
+    for _, b, w in bios:
+        per.setdefault(w, []).append(b)
+    out = {"writers": {w: {"bios": len(bs), "bytes": sum(bs), "median_kib": round(med(bs) / 1024, 1),
+                           "big_count_share": round(sum(1 for b in bs if b >= big) / len(bs), 3),
+                           "big_byte_share": round(sum(b for b in bs if b >= big) / sum(bs), 3)}
+                       for w, bs in per.items()}}
+    allb = [b for _, b, _ in bios]
+    if allb:
+        out["big_count_share"] = round(sum(1 for b in allb if b >= big) / len(allb), 3)
+    first = next((i for i, x in enumerate(bios) if x[2] == "copier"), None)
+    if first is None:
+        return out
+    turns, jumps, cur, last = [], [], None, None
+    for s, b, w in bios[first:]:
+        if w not in ("copier", "flusher"):
+            continue
+        if cur is None or w != cur[0]:
+            if cur is not None:
+                turns.append(cur[1])
+                jumps.append(abs(s - last) * 512 / (1 << 20))
+            cur = [w, 0, 0]
+        cur[1] += b
+        last = s + b // 512
+    if cur is not None:
+        turns.append(cur[1])
+    out["after_close"] = {"bios": len(bios) - first, "turns": len(turns),
+                          "median_turn_kib": round(med(turns) / 1024, 1) if turns else None,
+                          "median_jump_mib": round(med(jumps), 1) if jumps else None}
+    return out
+
+
 def written(pid):
     """Bytes PID has write()n (wchar of /proc/PID/io), or None."""
     if not pid:
@@ -466,6 +514,7 @@ class Bench:
         tracer.close()
         dev.mark(2 * idx + 1)
         trace = summarize_trace(events, data_start, {"cp"})
+        grain = bio_grain(events, data_start)
         # what the drive did during the unmount: from the copy's return (t1) to the marker
         device = stick_segment("/run/lab/stick/%s.log" % SERIAL, 2 * idx, 2 * idx + 1, data_start * 512,
                                after_s=t1 - t_mark)
@@ -477,6 +526,7 @@ class Bench:
             "at_risk_at_return_bytes": at_return,
             "requests": trace["all"], "data_requests": trace["data"], "data_bios": trace["data_bios"],
             "data_bio_bytes_by_writer": trace["data_bio_bytes_by_writer"], "trace_lost_events": lost,
+            "data_bio_grain": grain,
             "drive": device, "series": series.samples, "cp_written_at_return": last_w,
             "pacer": {"calls": pacer.calls, "busy_s": round(pacer.busy_s, 2)} if pacer else None,
             "cpu_copy": cpu,

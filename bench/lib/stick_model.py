@@ -4,7 +4,7 @@
 Usage: stick_model.py LOG[.gz] [--from-mark N --to-mark M] [KEY=VALUE ...]
 
 KEY is a profile key (bw, cmd_ms, seek_ms, small_bytes, small_ms, au_bytes, open_aus,
-random_bytes, gc_ms, gc_bw); the others come from the log's header. Prints the device
+random_bytes, random_small_bytes, gc_ms, gc_bw); the others come from the log's header. Prints the device
 time the same stream of writes would have cost (the filter's charge, see
 tests/lab/nbd-stick/stick-filter.c: the same rules), merges, and MB/s over the bytes.
 An open-loop estimate: in the guest the writes' order and sizes depend on the device's
@@ -41,7 +41,7 @@ class Model:
         p = self.p
         au = int(p["au_bytes"])
         end = off + n
-        if au <= 0 or end <= p["random_bytes"]:
+        if au <= 0 or end <= p["random_bytes"] or n < p.get("random_small_bytes", 0):
             return 0.0
         pos = max(off, int(p["random_bytes"]))
         cost = 0.0
@@ -97,7 +97,7 @@ def main(argv):
         over[k] = float(v)
         i += 1
     op = gzip.open if path.endswith(".gz") else open
-    p = {"au_bytes": 0, "open_aus": 1, "random_bytes": 0, "gc_ms": 0, "gc_bw": 0}
+    p = {"au_bytes": 0, "open_aus": 1, "random_bytes": 0, "random_small_bytes": 0, "gc_ms": 0, "gc_bw": 0}
     writes, inside = [], a is None
     with op(path, "rt") as f:
         for line in f:

@@ -467,6 +467,21 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| pny32g | 3 GiB file | flush | 3 | 12.88 (12.39-13.42) |", md)
         self.assertEqual([g["group"] for g in summary["calibration_iterations"]], ["cal-it"])
 
+    def test_close_phase_and_bio_grain(self):
+        # cp's last write() at 40 s with 2000 MB dirty and 100 MB under writeback; cp returned at 140 s
+        r = {"workload": "big3g", "workload_bytes": 3000, "copy_s": 140.0,
+             "series": [[0.2, 0, 0, 10], [39.8, 1900e6, 90e6, 2990], [40.0, 2000e6, 100e6, 3000],
+                        [40.2, 1990e6, 100e6, 3000]]}
+        self.assertEqual(report.run_mb_s_close(r), 21.0)
+        self.assertIsNone(report.run_mb_s_close(dict(r, workload="files1000x1m")))
+        self.assertIsNone(report.run_mb_s_close(dict(r, series=[[0.2, 0, 0, 10]])))
+        r["data_bio_bytes_by_writer"] = {"copier": 300, "flusher": 100}
+        self.assertEqual(report.run_flusher_share(r), 0.25)
+        r["data_bio_grain"] = {"big_count_share": 0.4, "after_close": {"turns": 12, "median_turn_kib": 96.0,
+                                                                       "median_jump_mib": 0.1}}
+        self.assertEqual(report.run_big_count_share(r), 0.4)
+        self.assertEqual(report.run_turns(r), (12, 96.0, 0.1))
+
     def test_empty_raw(self):
         with tempfile.TemporaryDirectory() as d:
             s = report.write_all(os.path.join(d, "none"), d, "x", generated="g")

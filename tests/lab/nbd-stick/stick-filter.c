@@ -22,11 +22,16 @@
  *     stick-gc-ms + (stick-au-bytes - bytes written to the AU) / stick-gc-bw
  * (stick-gc-bw 0: only stick-gc-ms). Writes below stick-random-bytes (the FAT area and the
  * root directory at the start of the disk, which such controllers keep in a random-write
- * area) stay out of this and only pay the command/jump/small costs. This is what makes a
+ * area) stay out of this and only pay the command/jump/small costs, and so do writes
+ * shorter than stick-random-small-bytes anywhere on the disk (0, the default: none): the
+ * controller keeps small writes in a random-write buffer of its own, so a directory
+ * entry written among the data (a FAT32 directory's later clusters lie between the
+ * files) neither evicts the open data AU nor, rewritten, merges its own. This is what makes a
  * cheap stick slow when two writers interleave: close's writeback and the flusher, each
  * sequential in its own part of the file, evict each other's AU half written.
  * stick-profile=FILE reads these keys from a lab profile (au_bytes, open_aus,
- * random_bytes, gc_ms, gc_bw), so that guest-run passes one path for all of them.
+ * random_bytes, random_small_bytes, gc_ms, gc_bw), so that guest-run passes one path for
+ * all of them.
  *
  * Command queue (stick-queue=N, default 1). A Bulk-Only (usb-storage) device takes one
  * command at a time: with N = 1 a write is a jump when it does not start where the
@@ -91,7 +96,7 @@ static const char *log_path, *yank_file;
 static bool marks = true;
 static int queue_depth = 1;
 /* flash translation (see above); au_bytes 0 = off */
-static int64_t au_bytes = 0, random_bytes = 0, gc_bw = 0;
+static int64_t au_bytes = 0, random_bytes = 0, random_small_bytes = 0, gc_bw = 0;
 static int open_aus = 1;
 static double gc_ms = 0;
 
@@ -178,7 +183,8 @@ read_profile (const char *path)
 {
   static const struct { const char *conf, *key; } keys[] = {
     { "au_bytes", "stick-au-bytes" }, { "open_aus", "stick-open-aus" },
-    { "random_bytes", "stick-random-bytes" }, { "gc_ms", "stick-gc-ms" },
+    { "random_bytes", "stick-random-bytes" }, { "random_small_bytes", "stick-random-small-bytes" },
+    { "gc_ms", "stick-gc-ms" },
     { "gc_bw", "stick-gc-bw" },
   };
   char line[512];
@@ -210,6 +216,7 @@ read_profile (const char *path)
               r = parse_size_key (keys[i].key, eq + 1,
                                   strcmp (keys[i].conf, "au_bytes") == 0 ? &au_bytes :
                                   strcmp (keys[i].conf, "random_bytes") == 0 ? &random_bytes :
+                                  strcmp (keys[i].conf, "random_small_bytes") == 0 ? &random_small_bytes :
                                   &gc_bw);
           }
     }
@@ -260,6 +267,8 @@ stick_config (nbdkit_next_config *next, nbdkit_backend *nxdata,
     return parse_size_key (key, value, &au_bytes);
   if (strcmp (key, "stick-random-bytes") == 0)
     return parse_size_key (key, value, &random_bytes);
+  if (strcmp (key, "stick-random-small-bytes") == 0)
+    return parse_size_key (key, value, &random_small_bytes);
   if (strcmp (key, "stick-gc-bw") == 0)
     return parse_size_key (key, value, &gc_bw);
   if (strcmp (key, "stick-gc-ms") == 0)
@@ -313,11 +322,11 @@ stick_get_ready (int thread_model)
       fprintf (log_file,
                "# nbd-stick bw=%" PRId64 " cmd_ms=%g seek_ms=%g small_bytes=%" PRId64
                " small_ms=%g queue=%d au_bytes=%" PRId64 " open_aus=%d random_bytes=%" PRId64
-               " gc_ms=%g gc_bw=%" PRId64 "\n"
+               " random_small_bytes=%" PRId64 " gc_ms=%g gc_bw=%" PRId64 "\n"
                "# W time_s offset bytes discontinuous charged_ms\n"
                "# M index time_s writes bytes discontinuities busy_s\n",
                bw, cmd_ms, seek_ms, small_bytes, small_ms, queue_depth,
-               au_bytes, open_aus, random_bytes, gc_ms, gc_bw);
+               au_bytes, open_aus, random_bytes, random_small_bytes, gc_ms, gc_bw);
       fflush (log_file);
     }
   return 0;
@@ -388,7 +397,7 @@ au_cost (uint32_t count, uint64_t offset)
   uint64_t pos = offset, end = offset + count;
   double cost = 0;
 
-  if (au_bytes <= 0 || end <= (uint64_t) random_bytes)
+  if (au_bytes <= 0 || end <= (uint64_t) random_bytes || count < (uint64_t) random_small_bytes)
     return 0;
   if (pos < (uint64_t) random_bytes)
     pos = random_bytes;
@@ -631,9 +640,11 @@ static struct nbdkit_filter filter = {
     "stick-au-bytes=SIZE      flash allocation unit; 0 (default): no flash translation model\n"
     "stick-open-aus=N         AUs open for writing at once (default 1)\n"
     "stick-random-bytes=SIZE  the start of the disk that is exempt (FAT area; default 0)\n"
+    "stick-random-small-bytes=SIZE  writes shorter than this are exempt too (default 0)\n"
     "stick-gc-ms=MS           fixed cost of a merge (closing an AU not written to its end)\n"
     "stick-gc-bw=BYTES/S      copy rate of a merge for the AU's unwritten rest (0: none)\n"
-    "stick-profile=FILE       read au_bytes, open_aus, random_bytes, gc_ms, gc_bw from FILE\n"
+    "stick-profile=FILE       read au_bytes, open_aus, random_bytes, random_small_bytes,\n"
+    "                         gc_ms, gc_bw from FILE\n"
     "stick-yank-file=PATH     when PATH exists, the device takes no more writes (a pull)\n"
     "stick-log=FILE           request log with markers and a summary\n"
     "stick-marks=BOOL         count 4K reads in the last MiB as markers (default true)",
