@@ -230,7 +230,7 @@ for spec in $MODULES; do
     modprobe vfat
   fi
   if ! modprobe msdos; then fail "$name: the kernel's msdos.ko does not load on this fat.ko"; fi
-  echo "== $name: fat $(cat /sys/module/fat/version 2> /dev/null || echo "(the kernel's own)")"
+  echo "== $name: fat $(cat /sys/module/fat/version 2> /dev/null || echo "(no version: the kernel's own, or a build without the marker)")"
   for rep in $(seq "$REPS"); do
     for c in trunc-part trunc-zero unlink-open msdos-unlink enospc; do
       run_case $c "$name" "$rep"

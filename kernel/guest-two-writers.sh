@@ -97,7 +97,7 @@ for spec in $MODULES; do
   else
     modprobe vfat
   fi
-  echo "== $name: fat $(cat /sys/module/fat/version 2> /dev/null || echo "(the kernel's own)")"
+  echo "== $name: fat $(cat /sys/module/fat/version 2> /dev/null || echo "(no version: the kernel's own, or a build without the marker)")"
   ran_away=0
   for rep in $(seq "$REPS"); do
     mkfs.vfat -F 32 -s 64 -n TWOWRITE "$part" > /dev/null
