@@ -115,10 +115,8 @@ busy_flusher() {
   echo $((400 << 20)) > /proc/sys/vm/dirty_bytes
   echo $((16 << 20)) > /proc/sys/vm/dirty_background_bytes
 }
-default_vm() {
+default_vm() {   # setting a ratio zeroes its *_bytes twin (writing 0 there is EINVAL)
   echo 500 > /proc/sys/vm/dirty_writeback_centisecs
-  echo 0 > /proc/sys/vm/dirty_bytes
-  echo 0 > /proc/sys/vm/dirty_background_bytes
   echo 20 > /proc/sys/vm/dirty_ratio
   echo 10 > /proc/sys/vm/dirty_background_ratio
 }
@@ -174,11 +172,11 @@ run_case() {
   fi
   dm=$(dmesg | grep -E 'blocked for more than|WARNING|BUG|Oops|I/O error|FAT-fs.*error' | head -n 5)
   local line
-  line=$(python3 - "$name" "$rep" "$c" "$t0" "$t1" "$tu0" "$tu1" "$fsck_rc" "$size" "$same" "$free_kib" "$after" "$others" "$dm" < /tmp/tu-a.out << 'PY'
+  line=$(python3 - /tmp/tu-a.out "$name" "$rep" "$c" "$t0" "$t1" "$tu0" "$tu1" "$fsck_rc" "$size" "$same" "$free_kib" "$after" "$others" "$dm" << 'PY'
 import json, sys
-name, rep, case, t0, t1, tu0, tu1, fsck_rc, size, same, free_kib, after, others, dm = sys.argv[1:15]
+aout, name, rep, case, t0, t1, tu0, tu1, fsck_rc, size, same, free_kib, after, others, dm = sys.argv[1:16]
 try:
-    r = json.loads(sys.stdin.read().strip().splitlines()[-1])
+    r = json.loads(open(aout).read().strip().splitlines()[-1])
 except Exception:
     r = {"case": case, "writer": "no result"}
 r.update(json.loads(others))
@@ -198,7 +196,7 @@ PY
   local quarter=$(( (SIZE << 20) / 4 ))
   case $c in
     trunc-part)
-      [ "$(q write_err)" = 0 ] || { ok=0 why+=("write failed: $(q write_errname)"); }
+      [ "$(q write_err)" = 0 ] || { ok=0 why+=("write failed: $(q write_errname) $(q write_err)"); }
       [ "$(q size_after)" = "$quarter" ] || { ok=0 why+=("size $(q size_after), want $quarter"); }
       [ "$(q data_same)" = 1 ] || { ok=0 why+=("the remaining data differs from the source"); } ;;
     trunc-zero)

@@ -1033,6 +1033,101 @@ def fx(x):
     return "-" if x is None else "%.2f" % x
 
 
+def boot_run(p, results_dir, series, name):
+    """One kernel/boot-check-run guest's results (kernel/results/boot-SERIES[-X]/)."""
+    d = os.path.join(results_dir, name)
+    p("### Linux %s: the modules load, vfat-smart sees the fix, the two-writer test, truncate and unlink (`%s`)\n" % (series, name))
+
+    p("`kernel/boot-check-run --kernel %s`, one guest; %s. Whole guest output: `kernel/results/%s/guest.txt`.\n" % (
+        series, "; ".join(runs_txt(results_dir, name)) or "no runs.txt", name))
+    g = os.path.join(d, "guest.txt")
+    lines = open(g, errors="replace").read().splitlines() if os.path.exists(g) else []
+    ends = [l.strip() for l in lines if re.match(r"^(PROBE|TWO-WRITERS|TRUNCATE-UNLINK|\d[\d.]*): \d+ passed, \d+ failed", l)]
+    labels = {"PROBE": "behaviour probe (`guest-probe-check.sh`: stock and control absent, the wait0, wait1 "
+                        "and hybrid builds without the marker present)",
+              "TWO-WRITERS": "two writers (`guest-two-writers.sh`)",
+              "TRUNCATE-UNLINK": "truncate, unlink, failed write (`guest-truncate-unlink.sh`)"}
+    for e in ends:
+        k = e.split(":")[0]
+        p("- %s: **%s**" % (labels.get(k, "modules load, marker and `vfat-smart status` (`guest-flushfix-check.sh`, the patch's build)"),
+                            e.split(": ", 1)[1]))
+    status_lines = [l.strip().lstrip("| ").strip() for l in lines if "FAT flush fix" in l and l.strip().startswith("|")]
+    if status_lines:
+        p("- `vfat-smart status` in the guest: %s." % "; then ".join("`%s`" % s for s in status_lines))
+    ver = [l.split("=", 1)[1].strip() for l in lines if "/sys/module/fat/version =" in l]
+    if ver:
+        p("- `/sys/module/fat/version` of the patch's build: `%s`." % ver[0])
+    p("")
+    tw = jsonl(os.path.join(d, "two-writers.jsonl"))
+    if tw:
+        p("**Two writers** (`guest-two-writers.sh`; cheap-stick profile, periodic writeback off): writer A "
+          "closes the file once writer B has appended 16 MiB; **bounded** = A's close() returned at least 3 s "
+          "before B's last write (with dd: before dd exited, its own close() included). **B** = how B appends "
+          "and the dirty limits of the run. Raw lines: `kernel/results/%s/two-writers.jsonl`.\n" % name)
+        p("| B | fat module | runs | A's close() s | file at close -> after close() MiB | B's appending s | B still writing after A's close() s | B's own close() s | umount s | verdict |")
+        p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+
+        def how(r):
+            if r.get("b_mbps") is None or r.get("b_dd"):
+                return "dd, %s MiB as fast as the kernel lets it; dirty_bytes %s MiB, background %s MiB" % (
+                    r.get("append_mib", 512), r.get("dirty_mib", 64), r.get("background_mib", 48))
+            return "%s MiB at %g MB/s; dirty_bytes %s MiB, background %s MiB" % (
+                r["append_mib"], r["b_mbps"], r["dirty_mib"], r["background_mib"])
+        order = {"stock": 0, "patch": 1, "unbounded": 2}
+        for b in sorted({how(r) for r in tw}, key=lambda x: (not x.startswith("dd"), x)):
+            for m in sorted({r["module"] for r in tw if how(r) == b}, key=lambda m: (order.get(m, 9), m)):
+                xs = [r for r in tw if r["module"] == m and how(r) == b]
+                verd = {}
+                for r in xs:
+                    verd[r["verdict"]] = verd.get(r["verdict"], 0) + 1
+                p("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+                    b, {"patch": "the patch", "unbounded": "unbounded (without the bound)"}.get(m, m), len(xs),
+                    ", ".join(f1(r["close_s"]) for r in xs),
+                    ", ".join("%s -> %s" % (f0(r["mib_at_close"]), f0(r["mib_after_close"])) for r in xs),
+                    ", ".join(f1(r["b_s"]) for r in xs), ", ".join(f1(r["b_after_close_s"]) for r in xs),
+                    ", ".join(f1(r["b_close_s"]) if "b_close_s" in r else "(in dd's time)" for r in xs),
+                    ", ".join(f1(r["umount_s"]) for r in xs),
+                    ", ".join("%s %d of %d" % (k, v, len(xs)) for k, v in sorted(verd.items()))))
+        p("")
+    tu = jsonl(os.path.join(d, "truncate-unlink.jsonl"))
+    if tu:
+        p("**Truncate, unlink and a failed write under `-o flush`** (cheap-stick profile; the flusher busy: "
+          "dirty_background_bytes 16 MiB, writeback every 1 s; a 128 MiB file written in 1 MiB writes, "
+          "then the operation while it is still open). What each case checks: `kernel/guest-truncate-unlink.sh`. "
+          "**op** = the ftruncate(), truncate() or unlink() call; **dirty before** = Dirty in /proc/meminfo "
+          "after the writes; **fsck** = `fsck.fat -n` after umount; **kernel log** = hung-task "
+          "(timeout set to 20 s), WARNING, BUG, Oops, I/O or FAT error lines. Raw lines: "
+          "`kernel/results/%s/truncate-unlink.jsonl`.\n" % name)
+        p("| case | fat module | runs | write s | op s | close() s | dirty before MiB | result | fsck clean | kernel log |")
+        p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for c in ("trunc-part", "trunc-zero", "unlink-open", "msdos-unlink", "enospc"):
+            for m in ("stock", "patch"):
+                xs = [r for r in tu if r["case"] == c and r["module"] == m]
+                if not xs:
+                    continue
+                res = []
+                for r in xs:
+                    if c == "trunc-part":
+                        res.append("size %s MiB, data %s" % (f1(r["size_after"] / MIB if r["size_after"] >= 0 else None),
+                                                             "same" if r["data_same"] == 1 else "DIFFERS"))
+                    elif c == "trunc-zero":
+                        res.append("truncate rc %s, size %s" % (r.get("op_rc"), r["size_after"]))
+                    elif c in ("unlink-open", "msdos-unlink"):
+                        res.append("unlink rc %s, %s" % (r.get("op_rc"), "gone" if r["size_after"] == -1 else "STILL THERE"))
+                    else:
+                        res.append("%s after %s MiB" % (r.get("write_errname", "no error"), f0(r["written_mib"])))
+                p("| %s | %s | %d | %s | %s | %s | %s | %s | %d of %d | %s |" % (
+                    c, "the patch" if m == "patch" else m, len(xs),
+                    ", ".join(f1(r.get("write_s")) for r in xs),
+                    ", ".join(fx(r["op_s"]) if "op_s" in r else "-" for r in xs),
+                    ", ".join(fx(r.get("close_s")) for r in xs),
+                    ", ".join(f0(r.get("dirty_mib_before")) for r in xs), "; ".join(res),
+                    sum(1 for r in xs if r["fsck_rc"] == 0), len(xs),
+                    "; ".join(r["dmesg"].replace("\n", " / ") for r in xs if r.get("dmesg")) or "none"))
+        p("")
+
+
+
 def kernel7x(cells, results_dir):
     """The patch on Linux 7.x: the boot checks, the two writers, truncate and unlink, and
     the key cells against stock measured in the same guest."""
@@ -1049,90 +1144,12 @@ def kernel7x(cells, results_dir):
       "is the patch as it was before `fat_writepages()`'s bound (the patch file of commit e86c8a6, applied "
       "without fuzz), for the two-writer test only.\n")
     for series in SERIES7:
-        name = "boot-" + series
-        d = os.path.join(results_dir, name)
-        if not os.path.isdir(d):
-            if series == "7.2":
-                p("_Linux 7.2: not run yet: `kernel/boot-check-run --kernel 7.2`._\n")
-            continue
-        p("### Linux %s: the modules load, vfat-smart sees the fix, the two-writer test, truncate and unlink\n" % series)
-        p("`kernel/boot-check-run --kernel %s`, one guest; %s. Whole guest output: `kernel/results/%s/guest.txt`.\n" % (
-            series, "; ".join(runs_txt(results_dir, name)) or "no runs.txt", name))
-        g = os.path.join(d, "guest.txt")
-        lines = open(g, errors="replace").read().splitlines() if os.path.exists(g) else []
-        ends = [l.strip() for l in lines if re.match(r"^(PROBE|TWO-WRITERS|TRUNCATE-UNLINK|\d[\d.]*): \d+ passed, \d+ failed", l)]
-        labels = {"PROBE": "behaviour probe (`guest-probe-check.sh`: stock and control absent, the wait0, wait1 "
-                            "and hybrid builds without the marker present)",
-                  "TWO-WRITERS": "two writers (`guest-two-writers.sh`)",
-                  "TRUNCATE-UNLINK": "truncate, unlink, failed write (`guest-truncate-unlink.sh`)"}
-        for e in ends:
-            k = e.split(":")[0]
-            p("- %s: **%s**" % (labels.get(k, "modules load, marker and `vfat-smart status` (`guest-flushfix-check.sh`, the patch's build)"),
-                                e.split(": ", 1)[1]))
-        status_lines = [l.strip().lstrip("| ").strip() for l in lines if "FAT flush fix" in l and l.strip().startswith("|")]
-        if status_lines:
-            p("- `vfat-smart status` in the guest: %s." % "; then ".join("`%s`" % s for s in status_lines))
-        ver = [l.split("=", 1)[1].strip() for l in lines if "/sys/module/fat/version =" in l]
-        if ver:
-            p("- `/sys/module/fat/version` of the patch's build: `%s`." % ver[0])
-        p("")
-        tw = jsonl(os.path.join(d, "two-writers.jsonl"))
-        if tw:
-            p("**Two writers** (cheap-stick profile; writer A closes the file once writer B has appended "
-              "16 MiB of 512 MiB; dirty_bytes 64 MiB, background 48 MiB, periodic writeback off). **bounded** = "
-              "close() returned at least 3 s before B finished. Raw lines: `kernel/results/%s/two-writers.jsonl`.\n" % name)
-            p("| fat module | runs | close() s | file at close -> after close() MiB | B's 512 MiB s | B still writing after close() s | umount s | verdict |")
-            p("| --- | --- | --- | --- | --- | --- | --- | --- |")
-            for m in sorted({r["module"] for r in tw}, key=["stock", "patch", "unbounded"].index
-                            if all(x in ("stock", "patch", "unbounded") for x in {r["module"] for r in tw}) else str):
-                xs = [r for r in tw if r["module"] == m]
-                verd = {}
-                for r in xs:
-                    verd[r["verdict"]] = verd.get(r["verdict"], 0) + 1
-                p("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
-                    {"patch": "the patch", "unbounded": "unbounded (without the bound)"}.get(m, m), len(xs),
-                    ", ".join(f1(r["close_s"]) for r in xs),
-                    ", ".join("%s -> %s" % (f0(r["mib_at_close"]), f0(r["mib_after_close"])) for r in xs),
-                    ", ".join(f1(r["b_s"]) for r in xs), ", ".join(f1(r["b_after_close_s"]) for r in xs),
-                    ", ".join(f1(r["umount_s"]) for r in xs),
-                    ", ".join("%s %d of %d" % (k, v, len(xs)) for k, v in sorted(verd.items()))))
-            p("")
-        tu = jsonl(os.path.join(d, "truncate-unlink.jsonl"))
-        if tu:
-            p("**Truncate, unlink and a failed write under `-o flush`** (cheap-stick profile; the flusher busy: "
-              "dirty_background_bytes 16 MiB, writeback every 1 s; a 128 MiB file written in 1 MiB writes, "
-              "then the operation while it is still open). What each case checks: `kernel/guest-truncate-unlink.sh`. "
-              "**op** = the ftruncate(), truncate() or unlink() call; **dirty before** = Dirty in /proc/meminfo "
-              "after the writes; **fsck** = `fsck.fat -n` after umount; **kernel log** = hung-task "
-              "(timeout set to 20 s), WARNING, BUG, Oops, I/O or FAT error lines. Raw lines: "
-              "`kernel/results/%s/truncate-unlink.jsonl`.\n" % name)
-            p("| case | fat module | runs | write s | op s | close() s | dirty before MiB | result | fsck clean | kernel log |")
-            p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-            for c in ("trunc-part", "trunc-zero", "unlink-open", "msdos-unlink", "enospc"):
-                for m in ("stock", "patch"):
-                    xs = [r for r in tu if r["case"] == c and r["module"] == m]
-                    if not xs:
-                        continue
-                    res = []
-                    for r in xs:
-                        if c == "trunc-part":
-                            res.append("size %s MiB, data %s" % (f1(r["size_after"] / MIB if r["size_after"] >= 0 else None),
-                                                                 "same" if r["data_same"] == 1 else "DIFFERS"))
-                        elif c == "trunc-zero":
-                            res.append("truncate rc %s, size %s" % (r.get("op_rc"), r["size_after"]))
-                        elif c in ("unlink-open", "msdos-unlink"):
-                            res.append("unlink rc %s, %s" % (r.get("op_rc"), "gone" if r["size_after"] == -1 else "STILL THERE"))
-                        else:
-                            res.append("%s after %s MiB" % (r.get("write_errname", "no error"), f0(r["written_mib"])))
-                    p("| %s | %s | %d | %s | %s | %s | %s | %s | %d of %d | %s |" % (
-                        c, "the patch" if m == "patch" else m, len(xs),
-                        ", ".join(f1(r.get("write_s")) for r in xs),
-                        ", ".join(fx(r["op_s"]) if "op_s" in r else "-" for r in xs),
-                        ", ".join(fx(r.get("close_s")) for r in xs),
-                        ", ".join(f0(r.get("dirty_mib_before")) for r in xs), "; ".join(res),
-                        sum(1 for r in xs if r["fsck_rc"] == 0), len(xs),
-                        "; ".join(r["dmesg"].replace("\n", " / ") for r in xs if r.get("dmesg")) or "none"))
-            p("")
+        names = sorted(os.path.basename(x) for x in glob.glob(os.path.join(results_dir, "boot-%s*" % series))
+                       if re.match(r"^boot-%s(-.*)?$" % re.escape(series), os.path.basename(x)))
+        if not names and series == "7.2":
+            p("_Linux 7.2: not run yet: `kernel/boot-check-run --kernel 7.2`._\n")
+        for name in names:
+            boot_run(p, results_dir, series, name)
 
     # the key cells against stock, measured in the same guest
     for series in SERIES7:
