@@ -1040,6 +1040,10 @@ def boot_run(p, results_dir, series, name):
 
     p("`kernel/boot-check-run --kernel %s`, one guest; %s. Whole guest output: `kernel/results/%s/guest.txt`.\n" % (
         series, "; ".join(runs_txt(results_dir, name)) or "no runs.txt", name))
+    note = os.path.join(d, "NOTE.txt")
+    if os.path.exists(note):
+        with open(note) as f:
+            p("**Note on this guest:** " + " ".join(f.read().split()) + "\n")
     g = os.path.join(d, "guest.txt")
     lines = open(g, errors="replace").read().splitlines() if os.path.exists(g) else []
     ends = [l.strip() for l in lines if re.match(r"^(PROBE|TWO-WRITERS|TRUNCATE-UNLINK|\d[\d.]*): \d+ passed, \d+ failed", l)]
