@@ -125,7 +125,11 @@ def load(results_dir):
                     if r.get("warmup"):         # the discarded copy after boot
                         WARMUPS.append(r)
                         continue
-                    cells.setdefault((short, series, r["workload"], r["config"]), []).append(r)
+                    se = series
+                    if series.startswith("bigsmall-"):
+                        # both workloads in one guest (kernel-hybrid-bigsmall-7.2): each under its cell
+                        se = ("big-" if r["workload"] == "big256" else "small-") + series[len("bigsmall-"):]
+                    cells.setdefault((short, se, r["workload"], r["config"]), []).append(r)
     return cells, sources, incomplete
 
 
@@ -1163,7 +1167,7 @@ def kernel7x(cells, results_dir):
             continue
         p("### Linux %s: the key cells, the patch against stock\n" % series)
         srcs = []
-        for n in ("kernel-hybrid-big-" + series, "kernel-hybrid-small-" + series):
+        for n in ("kernel-hybrid-big-" + series, "kernel-hybrid-small-" + series, "kernel-hybrid-bigsmall-" + series):
             i = scenario_reps(results_dir, n)
             if i:
                 srcs.append("`%s` (%s profile, %s; %s)" % (n, i["profile"], reps_text(i),
