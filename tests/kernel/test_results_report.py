@@ -113,6 +113,10 @@ def seven(res, scen):
     tw = [{"module": m, "rep": r, "close_s": c, "b_s": 40.0, "b_after_close_s": 40.0 - c - 1, "mib_at_close": 16.0,
            "mib_after_close": 60.0, "umount_s": 1.0, "verdict": "bounded" if c < 30 else "ran away"}
           for m, c in (("stock", 0.3), ("patch", 4.8), ("unbounded", 39.5)) for r in (1, 2)]
+    # the paced form: B at 30 MB/s, timed to its last write, its own close() apart
+    tw += [{"module": "unbounded", "rep": 1, "close_s": 31.0, "b_s": 17.2, "b_close_s": 14.0, "b_after_close_s": -13.5,
+            "mib_at_close": 16.0, "mib_after_close": 528.0, "umount_s": 1.0, "b_mbps": 30.0, "b_dd": False,
+            "append_mib": 512, "dirty_mib": 480, "background_mib": 400, "verdict": "ran away"}]
     with open(os.path.join(d, "two-writers.jsonl"), "w") as f:
         f.writelines(json.dumps(l) + "\n" for l in tw)
     tu = [{"case": "msdos-unlink", "module": m, "rep": 1, "write_s": 3.0, "op_s": 0.02, "op_rc": rc, "close_s": 0.1,
@@ -142,6 +146,9 @@ def seven(res, scen):
     check("| unbounded (without the bound) | 2 | 39.5, 39.5 |" in sec and "ran away 2 of 2" in sec
           and "| dd, 512 MiB as fast as the kernel lets it; dirty_bytes 64 MiB, background 48 MiB | the patch | 2 | 4.8, 4.8 |" in sec,
           "the two-writer table has each module's runs and verdicts")
+    check("| 512 MiB at 30 MB/s; dirty_bytes 480 MiB, background 400 MiB | unbounded (without the bound) | 1 | 31.0 | "
+          "16 -> 528 | 17.2 | -13.5 | 14.0 | 1.0 | ran away 1 of 1 |" in sec,
+          "the paced two-writer runs get their own rows, with B's own close() apart")
     check("| msdos-unlink | the patch | 1 |" in sec and "unlink rc 5, gone" in sec and "blocked for more than" in sec,
           "the truncate/unlink table shows a failed unlink and the kernel's hung-task line")
     rows = [l for l in sec.splitlines() if l.startswith("| one 256 MiB file |")]
