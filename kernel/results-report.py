@@ -1178,6 +1178,20 @@ def kernel7x(cells, results_dir):
           "median of that configuration's runs; **wall** = the time to safe (copy + umount, as the guest's clock "
           "saw it); **device busy** = the time the simulated stick spent on writes (its own accounting, in the "
           "emulator's real time); **close returns** = cp's time, its last close() included.\n" % "; ".join(srcs))
+        summ = []
+        for title, dd in (("one 256 MiB file", big), ("200 files of 256 KiB", small)):
+            if dd.get("stock") and dd.get("hybrid"):
+                ms = med([r["safe_s"] for r in dd["stock"]])
+                mh = med([r["safe_s"] for r in dd["hybrid"]])
+                bs = med([(r.get("device") or {}).get("busy_s", 0) for r in dd["stock"]])
+                bh = med([(r.get("device") or {}).get("busy_s", 0) for r in dd["hybrid"]])
+                summ.append("%s: the patch took %s of stock's time to safe (%s s against %s s, medians of %d and %d "
+                            "runs; stock's own spread %s), the stick was busy %s s against %s s (%s)" % (
+                                title, fx(ratio(mh, ms)), f1(mh), f1(ms), len(dd["hybrid"]), len(dd["stock"]),
+                                "%.0f %%" % spread_pct([r["safe_s"] for r in dd["stock"]])
+                                if len(dd["stock"]) > 1 else "-", f1(bh), f1(bs), fx(ratio(bh, bs))))
+        if summ:
+            p("**Verdict, from the table.** " + "; ".join(summ) + ".\n")
         p("| cell | config | runs | safe (wall) s | spread | ratio to stock | ratio to control | close returns s | device busy s | device data jumps | dirty at close MiB |")
         p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for title, dd in (("one 256 MiB file", big), ("200 files of 256 KiB", small)):
