@@ -873,6 +873,13 @@ def status(results_dir, cells, sources):
         checks.append("%s: %s" % (label, r if r else "not run"))
     p("- Lab checks (`kernel/probe-run`: the fix detected by behaviour, without the marker; "
       "`guest-flushfix-check.sh`: by the marker): " + "; ".join(checks) + ".")
+    boots = []
+    for g in sorted(glob.glob(os.path.join(results_dir, "boot-*", "guest.txt"))):
+        with open(g, errors="replace") as f:
+            ends = [l.strip() for l in f if re.match(r"^(PROBE|TWO-WRITERS|TRUNCATE-UNLINK|\d[\d.]*): \d+ passed, \d+ failed", l)]
+        boots.append("`%s`: %s" % (os.path.basename(os.path.dirname(g)), "; ".join(ends) or "no closing line"))
+    if boots:
+        p("- Linux 7.x lab checks (`kernel/boot-check-run`; see \"Linux 7.2 and 7.3-rc\" below): " + "; ".join(boots) + ".")
     missing = missing_runs(results_dir, cells, sources)
     p("- Not measured yet: %s." % ("; ".join("`kernel/make-results --only %s`" % m for m in missing)
                                   if missing else "no scenario of `make-results` is missing"))
