@@ -877,7 +877,9 @@ def status(results_dir, cells, sources):
     for g in sorted(glob.glob(os.path.join(results_dir, "boot-*", "guest.txt"))):
         with open(g, errors="replace") as f:
             ends = [l.strip() for l in f if re.match(r"^(PROBE|TWO-WRITERS|TRUNCATE-UNLINK|\d[\d.]*): \d+ passed, \d+ failed", l)]
-        boots.append("`%s`: %s" % (os.path.basename(os.path.dirname(g)), "; ".join(ends) or "no closing line"))
+        boots.append("`%s`: %s%s" % (os.path.basename(os.path.dirname(g)), "; ".join(ends) or "no closing line",
+                                     " (see the note on this guest)" if os.path.exists(
+                                         os.path.join(os.path.dirname(g), "NOTE.txt")) else ""))
     if boots:
         p("- Linux 7.x lab checks (`kernel/boot-check-run`; see \"Linux 7.2 and 7.3-rc\" below): " + "; ".join(boots) + ".")
     missing = missing_runs(results_dir, cells, sources)
