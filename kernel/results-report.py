@@ -1173,6 +1173,10 @@ def kernel7x(cells, results_dir):
         big = {c: cells.get(("hybrid", "big-" + series, "big256", c)) for c, _ in ROUND3}
         small = {c: cells.get(("hybrid", "small-" + series, "small200x256k", c)) for c, _ in ROUND3}
         if not any(big.values()) and not any(small.values()):
+            if glob.glob(os.path.join(results_dir, "boot-%s*" % series)):
+                p("### Linux %s: the key cells\n\n_Not measured on %s: only the boot checks above were run "
+                  "(a copy of `kernel/scenarios/kernel-hybrid-bigsmall-7.2.json` for %s would measure them)._\n" % (
+                      series, series, series))
             continue
         p("### Linux %s: the key cells, the patch against stock\n" % series)
         srcs = []
