@@ -753,11 +753,11 @@ def person(results_dir):
                     rng(ca), rng(lw), sum(1 for r in xs if r["clean_after_close_s"] is None)))
             p("")
         if yank:
-            p("**Pulled at close() + 0.1 s and + 1 s** (%s): the stick stops taking writes at that instant "
+            p("**Pulled at %s** (%s): the stick stops taking writes at that instant "
               "(the host's yank file, out of band), is surprise-removed, and its image is read offline on "
               "the host with mtools and `fsck.fat -n` (`tests/lab/lib/yank_analyze.py`); **lost** = bytes "
               "of the 256 MiB file not found intact through its directory entry and FAT chain. Runs after the "
-              "warm-ups, from %s (each directory one guest)%s.\n" % (series, srcs(yank), "".join(
+              "warm-ups, from %s (each directory one guest)%s.\n" % (" and ".join("close() + %g s" % pt for pt in sorted({r["point_s"] for r in yank})), series, srcs(yank), "".join(
                   "; `%s` keeps only some of its guest's runs (`results-all.jsonl` has all; why, in its "
                   "`runs.txt`)" % d for d in sorted({r["source"] for r in yank})
                   if os.path.exists(os.path.join(results_dir, d, "results-all.jsonl")))))
@@ -908,6 +908,7 @@ def status(results_dir, cells, sources):
               "rerun with `kernel/make-results --only NAME` (the scenarios have `\"warmup\": true` and 5 "
               "repetitions; `--append` would add runs without a warm-up)."))
     failed = sorted(glob.glob(os.path.join(results_dir, "*panic*.txt")) +
+                    glob.glob(os.path.join(results_dir, "*-failure.txt")) +
                     glob.glob(os.path.join(results_dir, "probe", "*stall*.txt")))
     if failed:
         p("- Guest runs that ended without a result (kept for the record): " + ", ".join(
