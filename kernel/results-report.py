@@ -1050,7 +1050,7 @@ def fx(x):
 def boot_run(p, results_dir, series, name):
     """One kernel/boot-check-run guest's results (kernel/results/boot-SERIES[-X]/)."""
     d = os.path.join(results_dir, name)
-    p("### Linux %s: the modules load, vfat-smart sees the fix, the two-writer test, truncate and unlink (`%s`)\n" % (series, name))
+    p("### Linux %s: the patched modules in the lab (`%s`)\n" % (series, name))
 
     p("`kernel/boot-check-run --kernel %s`, one guest; %s. Whole guest output: `kernel/results/%s/guest.txt`.\n" % (
         series, "; ".join(runs_txt(results_dir, name)) or "no runs.txt", name))
