@@ -4,9 +4,10 @@
 # Run from the checkout, after kernel/build-modules and a meson install into the destdir:
 #   tests/lab/guest-run --kernel 6.12 --destdir $PWD/tests/lab/out/destdir \
 #     --devices ss-stick --script kernel/guest-flushfix-check.sh
-# The modules are taken from <checkout>/kernel/out/$(uname -r)/{wait0,wait1}/ (the checkout
-# is found from LAB_DESTDIR, .../tests/lab/out/destdir; the host's root is visible at its
-# own path in the guest). Needs the STICKSS1 stick (usb-storage, FAT32).
+# The modules are taken from <checkout>/kernel/out/$(uname -r)/VARIANT/ for each VARIANT of
+# VSM_FF_VARIANTS (default "wait0 wait1"; e.g. "hybrid", the patch) (the checkout is found
+# from LAB_DESTDIR, .../tests/lab/out/destdir; the host's root is visible at its own path
+# in the guest). Needs the STICKSS1 stick (usb-storage, FAT32).
 # Prints PASS/FAIL lines and ends with "KERNEL: N passed, N failed"; exit 1 on a failure.
 set -u
 passed=0 failed=0
@@ -19,6 +20,7 @@ for k in sys.argv[2].split("."): v = v.get(k) if isinstance(v, dict) else None
 print("" if v is None else v)' "$@"; }
 
 KVER=$(uname -r)
+VARIANTS=${VSM_FF_VARIANTS:-wait0 wait1}
 TOP=${LAB_DESTDIR:-}
 TOP=${TOP%/tests/lab/out/destdir}
 MODS=${TOP:-/work/kernel}/kernel/out/$KVER
@@ -30,7 +32,9 @@ d=$(lab_disk STICKSS1 10) || { fail "no STICKSS1 stick"; finish; }
 node=${d}1
 [ -b "$node" ] || node=$d
 echo "   kernel $KVER, stick $node, modules from $MODS"
-check "the patched modules for $KVER exist" [ -f "$MODS/wait0/fat.ko" ] && [ -f "$MODS/wait1/vfat.ko" ]
+for v in $VARIANTS; do
+  check "the $v modules for $KVER exist" test -f "$MODS/$v/fat.ko" -a -f "$MODS/$v/vfat.ko"
+done
 
 unload_fat() {
   umount $mnt 2> /dev/null
@@ -72,7 +76,7 @@ check "stock: /sys/module/fat/version has no marker" \
 report absent stock
 
 # 2. the patched builds
-for v in wait0 wait1; do
+for v in $VARIANTS; do
   unload_fat || { fail "$v: cannot unload the fat modules"; continue; }
   if insmod "$MODS/$v/fat.ko" && insmod "$MODS/$v/vfat.ko"; then
     pass "$v: insmod fat.ko and vfat.ko"

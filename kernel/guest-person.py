@@ -6,7 +6,7 @@ Usage (in a guest-run guest with the hotplug stick on the nbd-stick filter):
 PLAN: {"mode": "clean"|"yank", "kernel_out": DIR, "host_src": host path of the source file,
        "variants": [label, ...] (stock, control, wait0, wait1, hybrid), "reps": N,
        "points": [seconds after close() at which to pull] (yank), "clean_limit_s": S,
-       "warmup": true|false}
+       "warmup": true|false, "first_index": N (optional, default 0: the first run's number)}
 
 Every run: the distribution's default writeback sysctls (vm.dirty_ratio 20,
 dirty_background_ratio 10, dirty_writeback_centisecs 500, dirty_expire_centisecs 3000; no
@@ -77,7 +77,9 @@ class Person:
     def __init__(self, plan):
         self.plan = plan
         self.fat = None
-        self.idx = 0
+        # the stick log's marks are 2 * idx and 2 * idx + 1: a second plan in the same guest
+        # (person-run --mode both) starts at its own first_index so that its marks are new
+        self.idx = int(plan.get("first_index", 0))
         self.dev = None
         self.out = open(os.path.join(os.environ.get("LAB_OUT", "/run/lab/out"), "results.jsonl"), "a")
         os.makedirs(MP, exist_ok=True)

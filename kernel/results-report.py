@@ -125,7 +125,11 @@ def load(results_dir):
                     if r.get("warmup"):         # the discarded copy after boot
                         WARMUPS.append(r)
                         continue
-                    cells.setdefault((short, series, r["workload"], r["config"]), []).append(r)
+                    se = series
+                    if series.startswith("bigsmall-"):
+                        # both workloads in one guest (kernel-hybrid-bigsmall-7.2): each under its cell
+                        se = ("big-" if r["workload"] == "big256" else "small-") + series[len("bigsmall-"):]
+                    cells.setdefault((short, se, r["workload"], r["config"]), []).append(r)
     return cells, sources, incomplete
 
 
@@ -366,10 +370,13 @@ def round3(cells, results_dir):
       "source built by the same path as the patched modules (`kernel/build-modules --variant control`), "
       "so it separates the patch from the out-of-tree build. **hybrid** is `write_inode_now(inode, 0)`, "
       "then `write_inode_now(inode, 1)` only when the file still has dirty pages (the flusher held "
-      "I_SYNC, so close() wrote none of them): since this round it is the patch (v3); wait0 (v2) and "
-      "wait1 (the RFC's v1) are made from it by `kernel/dkms/dkms-prepare --variant`, and the code of "
-      "every measured build is the code the patch and dkms-prepare give now (comments aside; compared "
-      "when the patch became the hybrid). Each guest makes one discarded warm-up copy after boot, then runs "
+      "I_SYNC, so close() wrote none of them): since this round it is the patch (v3 inside this project; "
+      "posted as `[PATCH v2]`); wait0 (v2, an unposted draft) and wait1 (the RFC's v1) are made from it by "
+      "`kernel/dkms/dkms-prepare --variant`. The code of every measured build is the code the patch and "
+      "dkms-prepare gave when the patch became the hybrid (comments aside); the patch has since added a "
+      "bound (`fat_writepages()` tags the pages first for a `WB_SYNC_NONE` request for every page) and "
+      "skips the wait for an unlinked inode, which change nothing with one writer of a linked file, as in "
+      "every run here. Each guest makes one discarded warm-up copy after boot, then runs "
       "its repetitions with the configurations alternating (stock, control, wait0, wait1, hybrid); a cell "
       "the first guest did not finish got more repetitions from further guests (`make-results --append`, "
       "each guest with its own warm-up; which guests, in the cell's `runs.txt`). A dirty "
@@ -746,11 +753,11 @@ def person(results_dir):
                     rng(ca), rng(lw), sum(1 for r in xs if r["clean_after_close_s"] is None)))
             p("")
         if yank:
-            p("**Pulled at close() + 0.1 s and + 1 s** (%s): the stick stops taking writes at that instant "
+            p("**Pulled at %s** (%s): the stick stops taking writes at that instant "
               "(the host's yank file, out of band), is surprise-removed, and its image is read offline on "
               "the host with mtools and `fsck.fat -n` (`tests/lab/lib/yank_analyze.py`); **lost** = bytes "
               "of the 256 MiB file not found intact through its directory entry and FAT chain. Runs after the "
-              "warm-ups, from %s (each directory one guest)%s.\n" % (series, srcs(yank), "".join(
+              "warm-ups, from %s (each directory one guest)%s.\n" % (" and ".join("close() + %g s" % pt for pt in sorted({r["point_s"] for r in yank})), series, srcs(yank), "".join(
                   "; `%s` keeps only some of its guest's runs (`results-all.jsonl` has all; why, in its "
                   "`runs.txt`)" % d for d in sorted({r["source"] for r in yank})
                   if os.path.exists(os.path.join(results_dir, d, "results-all.jsonl")))))
@@ -866,6 +873,15 @@ def status(results_dir, cells, sources):
         checks.append("%s: %s" % (label, r if r else "not run"))
     p("- Lab checks (`kernel/probe-run`: the fix detected by behaviour, without the marker; "
       "`guest-flushfix-check.sh`: by the marker): " + "; ".join(checks) + ".")
+    boots = []
+    for g in sorted(glob.glob(os.path.join(results_dir, "boot-*", "guest.txt"))):
+        with open(g, errors="replace") as f:
+            ends = [l.strip() for l in f if re.match(r"^(PROBE|TWO-WRITERS|TRUNCATE-UNLINK|\d[\d.]*): \d+ passed, \d+ failed", l)]
+        boots.append("`%s`: %s%s" % (os.path.basename(os.path.dirname(g)), "; ".join(ends) or "no closing line",
+                                     " (see the note on this guest)" if os.path.exists(
+                                         os.path.join(os.path.dirname(g), "NOTE.txt")) else ""))
+    if boots:
+        p("- Linux 7.x lab checks (`kernel/boot-check-run`; see \"Linux 7.2 and 7.3-rc\" below): " + "; ".join(boots) + ".")
     missing = missing_runs(results_dir, cells, sources)
     p("- Not measured yet: %s." % ("; ".join("`kernel/make-results --only %s`" % m for m in missing)
                                   if missing else "no scenario of `make-results` is missing"))
@@ -892,6 +908,7 @@ def status(results_dir, cells, sources):
               "rerun with `kernel/make-results --only NAME` (the scenarios have `\"warmup\": true` and 5 "
               "repetitions; `--append` would add runs without a warm-up)."))
     failed = sorted(glob.glob(os.path.join(results_dir, "*panic*.txt")) +
+                    glob.glob(os.path.join(results_dir, "*-failure.txt")) +
                     glob.glob(os.path.join(results_dir, "probe", "*stall*.txt")))
     if failed:
         p("- Guest runs that ended without a result (kept for the record): " + ", ".join(
@@ -998,6 +1015,263 @@ def stall_diagnostic(results_dir):
     return "\n".join(out)
 
 
+SERIES7 = ["7.2", "7.3"]
+
+
+def runs_txt(results_dir, name):
+    """The lines of a results directory's runs.txt (date, kernel, commit, source run)."""
+    path = os.path.join(results_dir, name, "runs.txt")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [l.strip() for l in f if l.strip()]
+
+
+def jsonl(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(l) for l in f if l.startswith("{")]
+
+
+def spread_pct(xs):
+    """(max - min) / median, in %."""
+    return None if len(xs) < 2 or not med(xs) else 100.0 * (max(xs) - min(xs)) / med(xs)
+
+
+def ratio(a, b):
+    return None if a is None or not b else a / b
+
+
+def fx(x):
+    return "-" if x is None else "%.2f" % x
+
+
+def boot_run(p, results_dir, series, name):
+    """One kernel/boot-check-run guest's results (kernel/results/boot-SERIES[-X]/)."""
+    d = os.path.join(results_dir, name)
+    p("### Linux %s: the patched modules in the lab (`%s`)\n" % (series, name))
+
+    p("`kernel/boot-check-run --kernel %s`, one guest; %s. Whole guest output: `kernel/results/%s/guest.txt`.\n" % (
+        series, "; ".join(runs_txt(results_dir, name)) or "no runs.txt", name))
+    note = os.path.join(d, "NOTE.txt")
+    if os.path.exists(note):
+        with open(note) as f:
+            p("**Note on this guest:** " + " ".join(f.read().split()) + "\n")
+    g = os.path.join(d, "guest.txt")
+    lines = open(g, errors="replace").read().splitlines() if os.path.exists(g) else []
+    ends = [l.strip() for l in lines if re.match(r"^(PROBE|TWO-WRITERS|TRUNCATE-UNLINK|\d[\d.]*): \d+ passed, \d+ failed", l)]
+    labels = {"PROBE": "behaviour probe (`guest-probe-check.sh`: stock and control absent, the wait0, wait1 "
+                        "and hybrid builds without the marker present)",
+              "TWO-WRITERS": "two writers (`guest-two-writers.sh`)",
+              "TRUNCATE-UNLINK": "truncate, unlink, failed write (`guest-truncate-unlink.sh`)"}
+    for e in ends:
+        k = e.split(":")[0]
+        p("- %s: **%s**" % (labels.get(k, "modules load, marker and `vfat-smart status` (`guest-flushfix-check.sh`, the patch's build)"),
+                            e.split(": ", 1)[1]))
+    status_lines = [l.strip().lstrip("| ").strip() for l in lines if "FAT flush fix" in l and l.strip().startswith("|")]
+    if status_lines:
+        p("- `vfat-smart status` in the guest: %s." % "; then ".join("`%s`" % s for s in status_lines))
+    ver = [l.split("=", 1)[1].strip() for l in lines if "/sys/module/fat/version =" in l]
+    if ver:
+        p("- `/sys/module/fat/version` of the patch's build: `%s`." % ver[0])
+    p("")
+    tw = jsonl(os.path.join(d, "two-writers.jsonl"))
+    if tw:
+        p("**Two writers** (`guest-two-writers.sh`; cheap-stick profile, periodic writeback off): writer A "
+          "closes the file once writer B has appended 16 MiB; **bounded** = A's close() returned at least 3 s "
+          "before B's last write (with dd: before dd exited, its own close() included). **B** = how B appends "
+          "and the dirty limits of the run. Raw lines: `kernel/results/%s/two-writers.jsonl`.\n" % name)
+        p("| B | fat module | runs | A's close() s | file at close -> after close() MiB | B's appending s | B still writing after A's close() s | B's own close() s | umount s | verdict |")
+        p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+
+        def how(r):
+            if r.get("b_mbps") is None or r.get("b_dd"):
+                return "dd, %s MiB as fast as the kernel lets it; dirty_bytes %s MiB, background %s MiB" % (
+                    r.get("append_mib", 512), r.get("dirty_mib", 64), r.get("background_mib", 48))
+            return "%s MiB at %g MB/s; dirty_bytes %s MiB, background %s MiB" % (
+                r["append_mib"], r["b_mbps"], r["dirty_mib"], r["background_mib"])
+        order = {"stock": 0, "patch": 1, "unbounded": 2}
+        for b in sorted({how(r) for r in tw}, key=lambda x: (not x.startswith("dd"), x)):
+            for m in sorted({r["module"] for r in tw if how(r) == b}, key=lambda m: (order.get(m, 9), m)):
+                xs = [r for r in tw if r["module"] == m and how(r) == b]
+                verd = {}
+                for r in xs:
+                    verd[r["verdict"]] = verd.get(r["verdict"], 0) + 1
+                p("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+                    b, {"patch": "the patch", "unbounded": "unbounded (without the bound)"}.get(m, m), len(xs),
+                    ", ".join(f1(r["close_s"]) for r in xs),
+                    ", ".join("%s -> %s" % (f0(r["mib_at_close"]), f0(r["mib_after_close"])) for r in xs),
+                    ", ".join(f1(r["b_s"]) for r in xs), ", ".join(f1(r["b_after_close_s"]) for r in xs),
+                    ", ".join(f1(r["b_close_s"]) if "b_close_s" in r else "(in dd's time)" for r in xs),
+                    ", ".join(f1(r["umount_s"]) for r in xs),
+                    ", ".join("%s %d of %d" % (k, v, len(xs)) for k, v in sorted(verd.items()))))
+        p("")
+    tu = jsonl(os.path.join(d, "truncate-unlink.jsonl"))
+    if tu:
+        p("**Truncate, unlink and a failed write under `-o flush`** (cheap-stick profile; the flusher busy: "
+          "dirty_background_bytes 16 MiB, writeback every 1 s; a 128 MiB file written in 1 MiB writes, "
+          "then the operation while it is still open). What each case checks: `kernel/guest-truncate-unlink.sh`. "
+          "**op** = the ftruncate(), truncate() or unlink() call; **dirty before** = Dirty in /proc/meminfo "
+          "after the writes; **fsck** = `fsck.fat -n` after umount; **kernel log** = hung-task "
+          "(timeout set to 20 s), WARNING, BUG, Oops, I/O or FAT error lines. Raw lines: "
+          "`kernel/results/%s/truncate-unlink.jsonl`.\n" % name)
+        p("| case | fat module | runs | write s | op s | close() s | dirty before MiB | result | fsck clean | kernel log |")
+        p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for c in ("trunc-part", "trunc-zero", "unlink-open", "msdos-unlink", "enospc"):
+            for m in ("stock", "patch"):
+                xs = [r for r in tu if r["case"] == c and r["module"] == m]
+                if not xs:
+                    continue
+                res = []
+                for r in xs:
+                    if c == "trunc-part":
+                        res.append("size %s MiB, data %s" % (f1(r["size_after"] / MIB if r["size_after"] >= 0 else None),
+                                                             "same" if r["data_same"] == 1 else "DIFFERS"))
+                    elif c == "trunc-zero":
+                        res.append("truncate rc %s, size %s" % (r.get("op_rc"), r["size_after"]))
+                    elif c in ("unlink-open", "msdos-unlink"):
+                        res.append("unlink rc %s, %s" % (r.get("op_rc"), "gone" if r["size_after"] == -1 else "STILL THERE"))
+                    else:
+                        res.append("%s after %s MiB" % (r.get("write_errname", "no error"), f0(r["written_mib"])))
+                p("| %s | %s | %d | %s | %s | %s | %s | %s | %d of %d | %s |" % (
+                    c, "the patch" if m == "patch" else m, len(xs),
+                    ", ".join(f1(r.get("write_s")) for r in xs),
+                    ", ".join(fx(r["op_s"]) if "op_s" in r else "-" for r in xs),
+                    ", ".join(fx(r.get("close_s")) for r in xs),
+                    ", ".join(f0(r.get("dirty_mib_before")) for r in xs), "; ".join(res),
+                    sum(1 for r in xs if r["fsck_rc"] == 0), len(xs),
+                    "; ".join(r["dmesg"].replace("\n", " / ") for r in xs if r.get("dmesg")) or "none"))
+        p("")
+
+
+
+def kernel7x(cells, results_dir):
+    """The patch on Linux 7.x: the boot checks, the two writers, truncate and unlink, and
+    the key cells against stock measured in the same guest."""
+    out = []
+    p = out.append
+    p("## Linux 7.2 and 7.3-rc: the patch built, booted and measured\n")
+    p("The modules for the lab's sid kernel (Debian's 7.2.13+deb14-amd64) and experimental's release candidate "
+      "(7.3~rc7-1~exp1, release 7.3-amd64) are built by `bench/build-fat-sid` on the Debian 12 host: the "
+      "kernel's headers and kbuild from the lab cache (not installed), fs/fat from `linux-source-SERIES` of "
+      "exactly the kernel's package version, patched by `kernel/dkms/dkms-prepare` (no fuzz), and gcc-12 "
+      "standing in for the gcc-16 the kernels were built with (`-fmin-function-alignment` mapped to "
+      "`-falign-functions`, a few warning and padding options gcc-12 lacks dropped; no BTF). **control** is "
+      "the unpatched fs/fat built the same way: it separates the patch from the compiler change. **unbounded** "
+      "is the patch as it was before `fat_writepages()`'s bound (the patch file of commit e86c8a6, applied "
+      "without fuzz), for the two-writer test only.\n")
+    for series in SERIES7:
+        names = sorted(os.path.basename(x) for x in glob.glob(os.path.join(results_dir, "boot-%s*" % series))
+                       if re.match(r"^boot-%s(-.*)?$" % re.escape(series), os.path.basename(x)))
+        if not names and series == "7.2":
+            p("_Linux 7.2: not run yet: `kernel/boot-check-run --kernel 7.2`._\n")
+        for name in names:
+            boot_run(p, results_dir, series, name)
+
+    # the key cells against stock, measured in the same guest
+    for series in SERIES7:
+        big = {c: cells.get(("hybrid", "big-" + series, "big256", c)) for c, _ in ROUND3}
+        small = {c: cells.get(("hybrid", "small-" + series, "small200x256k", c)) for c, _ in ROUND3}
+        if not any(big.values()) and not any(small.values()):
+            if glob.glob(os.path.join(results_dir, "boot-%s*" % series)):
+                p("### Linux %s: the key cells\n\n_Not measured on %s: only the boot checks above were run "
+                  "(a copy of `kernel/scenarios/kernel-hybrid-bigsmall-7.2.json` for %s would measure them)._\n" % (
+                      series, series, series))
+            continue
+        p("### Linux %s: the key cells, the patch against stock\n" % series)
+        srcs = []
+        for n in ("kernel-hybrid-big-" + series, "kernel-hybrid-small-" + series, "kernel-hybrid-bigsmall-" + series):
+            i = scenario_reps(results_dir, n)
+            if i:
+                srcs.append("`%s` (%s profile, %s; %s)" % (n, i["profile"], reps_text(i),
+                                                          "; ".join(runs_txt(results_dir, n))))
+        p("The race setup above (flusher busy), every configuration mounted with `flush`, the configurations "
+          "alternating in each repetition of one guest, so the ratios compare runs of the same guest. Sources: %s. "
+          "**ratio** = median of the patch / median of stock (or of the control); **spread** = (max - min) / "
+          "median of that configuration's runs; **wall** = the time to safe (copy + umount, as the guest's clock "
+          "saw it); **device busy** = the time the simulated stick spent on writes (its own accounting, in the "
+          "emulator's real time); **close returns** = cp's time, its last close() included.\n" % "; ".join(srcs))
+        summ = []
+        for title, dd in (("one 256 MiB file", big), ("200 files of 256 KiB", small)):
+            if dd.get("stock") and dd.get("hybrid"):
+                ms = med([r["safe_s"] for r in dd["stock"]])
+                mh = med([r["safe_s"] for r in dd["hybrid"]])
+                bs = med([(r.get("device") or {}).get("busy_s", 0) for r in dd["stock"]])
+                bh = med([(r.get("device") or {}).get("busy_s", 0) for r in dd["hybrid"]])
+                summ.append("%s: the patch took %s of stock's time to safe (%s s against %s s, medians of %d and %d "
+                            "runs; stock's own spread %s), the stick was busy %s s against %s s (%s)" % (
+                                title, fx(ratio(mh, ms)), f1(mh), f1(ms), len(dd["hybrid"]), len(dd["stock"]),
+                                "%.0f %%" % spread_pct([r["safe_s"] for r in dd["stock"]])
+                                if len(dd["stock"]) > 1 else "-", f1(bh), f1(bs), fx(ratio(bh, bs))))
+        if summ:
+            p("**Verdict, from the table.** " + "; ".join(summ) + ".\n")
+        p("| cell | config | runs | safe (wall) s | spread | ratio to stock | ratio to control | close returns s | device busy s | device data jumps | dirty at close MiB |")
+        p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for title, dd in (("one 256 MiB file", big), ("200 files of 256 KiB", small)):
+            st = dd.get("stock")
+            ms = med([r["safe_s"] for r in st]) if st else None
+            ctl = dd.get("control")
+            mc = med([r["safe_s"] for r in ctl]) if ctl else None
+            for c, label in ROUND3:
+                runs = dd.get(c)
+                if not runs:
+                    continue
+                safe = [r["safe_s"] for r in runs]
+                busy = [(r.get("device") or {}).get("busy_s") for r in runs]
+                busy = [b for b in busy if b is not None]
+                jumps = [(r.get("device") or {}).get("data_discontinuities") for r in runs]
+                jumps = [j for j in jumps if j is not None]
+                sp = spread_pct(safe)
+                p("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    title, label, len(runs), rng(safe), "-" if sp is None else "%.0f %%" % sp,
+                    fx(ratio(med(safe), ms)) if c != "stock" else "1", fx(ratio(med(safe), mc)) if c not in ("control",) else "1",
+                    rng([r["copy_s"] for r in runs]), rng(busy), rng(jumps, f0),
+                    rng([r["at_risk_at_return_bytes"] / MIB for r in runs])))
+        p("")
+    # a person's terms on 7.x: ratios of the patch to stock from person-run's runs
+    pruns = []
+    for path in sorted(glob.glob(os.path.join(results_dir, "person-*-7.*", "results.jsonl"))):
+        pruns += [dict(r, source=os.path.basename(os.path.dirname(path))) for r in jsonl(path) if not r.get("warmup")]
+    if pruns:
+        for kern in sorted({r["kernel"] for r in pruns}):
+            clean = [r for r in pruns if r["kernel"] == kern and r["mode"] == "clean"]
+            yank = [r for r in pruns if r["kernel"] == kern and r["mode"] == "yank"]
+            p("### %s in a person's terms: the patch against stock\n" % kern)
+            p("`kernel/person-run --kernel %s` (the distribution's default sysctls, the hot-plugged stick on the "
+              "cheap-stick profile, one 256 MiB file; the full tables are under \"In a person's terms\" above); "
+              "sources: %s.\n" % (kern.split(".")[0] + "." + kern.split(".")[1],
+                                  "; ".join("`%s` (%s)" % (s, "; ".join(runs_txt(results_dir, s)))
+                                            for s in sorted({r["source"] for r in clean + yank}))))
+            if clean:
+                st = [r for r in clean if r["config"] == "stock"]
+                p("| config | runs | close returns (wall) s | spread | ratio to stock | dirty + writeback at close MiB | clean after close s | device busy s |")
+                p("| --- | --- | --- | --- | --- | --- | --- | --- |")
+                mst = med([r["copy_s"] for r in st]) if st else None
+                for c, label in PERSON:
+                    xs = [r for r in clean if r["config"] == c]
+                    if not xs:
+                        continue
+                    cp = [r["copy_s"] for r in xs]
+                    sp = spread_pct(cp)
+                    p("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
+                        label, len(xs), rng(cp), "-" if sp is None else "%.0f %%" % sp,
+                        fx(ratio(med(cp), mst)) if c != "stock" else "1",
+                        rng([(r["dirty_at_close_bytes"] + r["writeback_at_close_bytes"]) / MIB for r in xs]),
+                        rng([r["clean_after_close_s"] for r in xs if r["clean_after_close_s"] is not None]),
+                        rng([(r.get("device") or {}).get("busy_s") for r in xs if (r.get("device") or {}).get("busy_s") is not None])))
+                p("")
+            if yank:
+                p("Pulls: " + "; ".join(
+                    "%s at close() + %g s: lost %s MiB, file intact in %d of %d" % (
+                        c, pt, rng([r["lost_bytes"] / MIB for r in yank if r["config"] == c and r["point_s"] == pt]),
+                        sum(1 for r in yank if r["config"] == c and r["point_s"] == pt and r["files_intact"]),
+                        sum(1 for r in yank if r["config"] == c and r["point_s"] == pt))
+                    for pt in sorted({r["point_s"] for r in yank}) for c, _ in PERSON
+                    if any(r["config"] == c and r["point_s"] == pt for r in yank)) + ".\n")
+    return "\n".join(out)
+
+
 def main():
     global RESULTS_DIR
     results_dir, scen_dir = sys.argv[1], sys.argv[2]
@@ -1036,6 +1310,7 @@ def main():
     p(round3(cells, results_dir))
     p(round3_kernel(cells, "6.1"))
     p(person(results_dir))
+    p(kernel7x(cells, results_dir))
     groups = {}
     for n in ROUND2:
         i = scenario_reps(results_dir, n)

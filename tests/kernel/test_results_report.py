@@ -99,6 +99,64 @@ def stall_dir(res, pauses_mid_copy):
         f.writelines("W %.6f 1048576 131072 0 7.054\n" % x for x in writes)
 
 
+def seven(res, scen):
+    """The Linux 7.x section: boot-7.2's checks and raw lines, the 7.2 cells as ratios."""
+    d = os.path.join(res, "boot-7.2")
+    os.makedirs(d)
+    with open(os.path.join(d, "guest.txt"), "w") as f:
+        f.write("=== flushfix\n   hybrid: /sys/module/fat/version = 3.0-vfat-smart-flushfix-hybrid/src=7.2.13-1\n"
+                "   | Kernel:         7.2.13+deb14-amd64; per-device cap available; FAT flush fix present\n"
+                "7.2: 11 passed, 0 failed\n=== probe\nPROBE: 19 passed, 0 failed\n"
+                "=== two-writers\nTWO-WRITERS: 2 passed, 0 failed\n=== truncate-unlink\nTRUNCATE-UNLINK: 9 passed, 1 failed\n")
+    with open(os.path.join(d, "runs.txt"), "w") as f:
+        f.write("2026-12-05T00:40:00Z: kernel 7.2.13+deb14-amd64, commit abc1234, parts all\n")
+    tw = [{"module": m, "rep": r, "close_s": c, "b_s": 40.0, "b_after_close_s": 40.0 - c - 1, "mib_at_close": 16.0,
+           "mib_after_close": 60.0, "umount_s": 1.0, "verdict": "bounded" if c < 30 else "ran away"}
+          for m, c in (("stock", 0.3), ("patch", 4.8), ("unbounded", 39.5)) for r in (1, 2)]
+    # the paced form: B at 30 MB/s, timed to its last write, its own close() apart
+    tw += [{"module": "unbounded", "rep": 1, "close_s": 31.0, "b_s": 17.2, "b_close_s": 14.0, "b_after_close_s": -13.5,
+            "mib_at_close": 16.0, "mib_after_close": 528.0, "umount_s": 1.0, "b_mbps": 30.0, "b_dd": False,
+            "append_mib": 512, "dirty_mib": 480, "background_mib": 400, "verdict": "ran away"}]
+    with open(os.path.join(d, "two-writers.jsonl"), "w") as f:
+        f.writelines(json.dumps(l) + "\n" for l in tw)
+    tu = [{"case": "msdos-unlink", "module": m, "rep": 1, "write_s": 3.0, "op_s": 0.02, "op_rc": rc, "close_s": 0.1,
+           "dirty_mib_before": 100.0, "fsck_rc": 0, "size_after": -1, "data_same": -1, "written_mib": 128.0,
+           "dmesg": dm, "write_err": 0} for m, rc, dm in (("stock", 0, ""), ("patch", 5, "INFO: task python3 blocked for more than 20 seconds."))]
+    with open(os.path.join(d, "truncate-unlink.jsonl"), "w") as f:
+        f.writelines(json.dumps(l) + "\n" for l in tu)
+    name = "kernel-hybrid-big-7.2"
+    os.makedirs(os.path.join(res, name))
+    lines = [run_line(name, "big256", "stock", 0, 0, 99.0, warmup=True)]
+    for rep in (1, 2, 3):
+        for c, safe in (("stock", 20.0), ("control", 21.0), ("hybrid", 22.0)):
+            lines.append(run_line(name, "big256", c, rep, len(lines), safe + rep * 0.5))
+    with open(os.path.join(res, name, "results.jsonl"), "w") as f:
+        f.writelines(json.dumps(l, sort_keys=True) + "\n" for l in lines)
+    with open(os.path.join(res, name, "scenario.json"), "w") as f:
+        json.dump({"name": name, "stick_profile": "cheap-stick"}, f)
+    with open(os.path.join(res, name, "runs.txt"), "w") as f:
+        f.write("2026-12-05T01:00:00Z: 10 result lines from kernel/out/runs/%s-x (run-scenario exit 0)\n" % name)
+    p = subprocess.run([sys.executable, REPORT, res, scen], capture_output=True, text=True)
+    check(p.returncode == 0, "the report runs with Linux 7.2 results%s" % (
+        " (%s)" % p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""))
+    sec = p.stdout.split("## Linux 7.2 and 7.3-rc")[-1].split("\n## ")[0]
+    check("**11 passed, 0 failed**" in sec and "**19 passed, 0 failed**" in sec and "**9 passed, 1 failed**" in sec
+          and "FAT flush fix present`" in sec and "`3.0-vfat-smart-flushfix-hybrid/src=7.2.13-1`" in sec,
+          "the 7.2 boot checks: the closing lines, what status said, the module version")
+    check("| unbounded (without the bound) | 2 | 39.5, 39.5 |" in sec and "ran away 2 of 2" in sec
+          and "| dd, 512 MiB as fast as the kernel lets it; dirty_bytes 64 MiB, background 48 MiB | the patch | 2 | 4.8, 4.8 |" in sec,
+          "the two-writer table has each module's runs and verdicts")
+    check("| 512 MiB at 30 MB/s; dirty_bytes 480 MiB, background 400 MiB | unbounded (without the bound) | 1 | 31.0 | "
+          "16 -> 528 | 17.2 | -13.5 | 14.0 | 1.0 | ran away 1 of 1 |" in sec,
+          "the paced two-writer runs get their own rows, with B's own close() apart")
+    check("| msdos-unlink | the patch | 1 |" in sec and "unlink rc 5, gone" in sec and "blocked for more than" in sec,
+          "the truncate/unlink table shows a failed unlink and the kernel's hung-task line")
+    rows = [l for l in sec.splitlines() if l.startswith("| one 256 MiB file |")]
+    check(len(rows) == 3 and "| 3 | 23.0 (22.5-23.5) | 4 % | 1.10 | 1.05 |" in rows[2]
+          and "| 21.0 (20.5-21.5) | 5 % | 1 | " in rows[0] and "99.0" not in sec.split("### Linux 7.2: the key cells")[1],
+          "the 7.2 big-file cell: medians, spread, ratios to stock and control, the warm-up left out")
+
+
 def main():
     root = tempfile.mkdtemp(prefix="k13-report-")
     res = os.path.join(root, "kernel", "results")
@@ -241,6 +299,9 @@ def main():
     check("**The stick wrote in 3 stretches longer than 5 s for 2 copies**" in sec and "11.1" in sec,
           "an 11 s pause inside a copy is reported, not hidden")
     md += "\n\n<!-- stall report -->\n" + p.stdout
+
+    # Linux 7.x: the boot checks, the two writers, truncate/unlink and the key cells as ratios
+    seven(res, scen)
 
     if not FAILS:
         shutil.rmtree(root)

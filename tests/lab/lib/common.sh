@@ -25,7 +25,19 @@ lab_elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 #   $LAB_CACHE/initramfs-<KVER>.cpio.gz
 LAB_SERIES="6.1 6.12 7.2"        # what lab-setup prepares by default (--kernel all)
 LAB_SID_SERIES="7.2"             # of those, taken from sid (lab-setup: prepare_sid_kernel)
-lab_valid_series() { case " $LAB_SERIES " in *" ${1:-none} "*) return 0 ;; *) return 1 ;; esac; }
+# a release candidate from experimental, prepared only on request (lab-setup --kernel 7.3)
+# and bootable then (guest-run --kernel 7.3); not in LAB_SERIES, so "all" and the CI
+# smoke's kernels stay as they are
+LAB_EXPERIMENTAL_SERIES="7.3"
+lab_valid_series() {
+  case " $LAB_SERIES $LAB_EXPERIMENTAL_SERIES " in *" ${1:-none} "*) return 0 ;; *) return 1 ;; esac
+}
+# the Debian suite a series comes from: sid, experimental, or "" (the host's apt)
+lab_series_suite() {
+  case " $LAB_SID_SERIES " in *" $1 "*) echo sid; return ;; esac
+  case " $LAB_EXPERIMENTAL_SERIES " in *" $1 "*) echo experimental; return ;; esac
+  echo ""
+}
 lab_kernel_dir() {     # SERIES -> absolute kernel dir (fails when lab-setup has not run)
   local d
   d=$(readlink -f "$LAB_CACHE/kernel-$1" 2>/dev/null) || return 1

@@ -50,14 +50,15 @@ def main():
         name = r.get("Package", "")
         if name.startswith("linux-"):
             pkgs[name] = r
-    rx = re.compile(r"^linux-binary-(%s\.(\d+)(?:\+deb(\d+))?-%s)$" % (re.escape(series), re.escape(flavour)))
+    # sid: 7.2.13+deb14-amd64; experimental's release candidates: 7.3-amd64 (no .N)
+    rx = re.compile(r"^linux-binary-(%s(?:\.(\d+))?(?:\+deb(\d+))?-%s)$" % (re.escape(series), re.escape(flavour)))
     cands = []
     for name in pkgs:
         m = rx.match(name)
         if m:
             kver = m.group(1)
             if "linux-modules-" + kver in pkgs and "linux-base-" + kver in pkgs:
-                cands.append((int(m.group(2)), int(m.group(3) or 0), kver))
+                cands.append((int(m.group(2) or -1), int(m.group(3) or 0), kver))
     if not cands:
         return 1
     kver = max(cands)[2]
