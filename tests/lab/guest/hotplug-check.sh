@@ -127,7 +127,7 @@ check "exfat: a copy as labuser works" lab_as_user cp "$W/data" "$mnt/copy"
 sync; echo 3 > /proc/sys/vm/drop_caches
 check "exfat: and reads back" cmp -s "$W/data" "$mnt/copy"
 vfat-smart status --json "$part" > "$W/xstatus.json" 2>&1
-smode=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["devices"][0]["flush_mode"])' "$W/xstatus.json" 2>&1)
+smode=$(python3 -c 'import json,sys; e=[x for x in json.load(open(sys.argv[1]))["devices"] if x.get("disk") == sys.argv[2]]; print(e[0]["flush_mode"] if e else "(no entry for " + sys.argv[2] + ")")' "$W/xstatus.json" "$d" 2>&1)
 vfat-smart status "$part" 2>&1 | sed 's/^/   | /'
 if [ "$LAB_KERNEL" = 6.1 ]; then
   check "exfat 6.1: status --json says off, no kernel-flush claim (says $smode)" [ "$smode" = off ]

@@ -110,7 +110,7 @@ vfat-smart status "$xnode" > "$W/xstatus.out" 2>&1
 sed 's/^/   | /' "$W/xstatus.out"
 check "exfat: status shows the mount" grep -q "$mnt type exfat" "$W/xstatus.out"
 vfat-smart status --json "$xnode" > "$W/xstatus.json" 2>&1
-smode=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["devices"][0]["flush_mode"])' "$W/xstatus.json" 2>&1)
+smode=$(python3 -c 'import json,sys; e=[x for x in json.load(open(sys.argv[1]))["devices"] if x.get("disk") == sys.argv[2]]; print(e[0]["flush_mode"] if e else "(no entry for " + sys.argv[2] + ")")' "$W/xstatus.json" "$xd" 2>&1)
 check "exfat: status --json says $xmode (says $smode)" [ "$smode" = "$xmode" ]
 umount -v $mnt > "$W/xumount.out" 2>&1; rc=$?
 sed 's/^/   | /' "$W/xumount.out"

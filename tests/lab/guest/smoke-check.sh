@@ -56,9 +56,9 @@ knob_round() {   # SERIAL FSTYPE
   echo "   $fs on $serial $node; knobs before: $before"
   if vfat-smart plan --json "$node" > "$W/plan.json"; then pass "plan $node ($fs)"; else fail "plan $node ($fs)"; fi
   mode=$(jget "$W/plan.json" flush_mode) opts=$(jget "$W/plan.json" mount_options)
-  echo "   plan: fs_type=$(jget "$W/plan.json" fs_type) flush_mode=$mode mount_options=$opts"
-  [ "$(jget "$W/plan.json" fs_type)" = "$fs" ] && pass "$fs: the plan names fs_type $fs" ||
-    fail "$fs: plan fs_type $(jget "$W/plan.json" fs_type)"
+  echo "   plan: filesystem=$(jget "$W/plan.json" filesystem) flush_mode=$mode mount_options=$opts"
+  [ "$(jget "$W/plan.json" filesystem)" = "$fs" ] && pass "$fs: the plan names filesystem $fs" ||
+    fail "$fs: plan filesystem $(jget "$W/plan.json" filesystem)"
   case $LAB_KERNEL/$fs in
     6.1/vfat) [ "$mode" = kernel-flush ] && pass "6.1 keeps flush (no per-device cap)" || fail "6.1 plan $mode, expected kernel-flush" ;;
     6.1/exfat) [ "$mode" = off ] && pass "6.1 exfat: off (no flush option, no per-device cap), not kernel-flush" ||
@@ -82,7 +82,7 @@ knob_round() {   # SERIAL FSTYPE
     if vfat-smart status --json "$node" > "$W/status.json" 2> "$W/status.err"; then
       n=$(jget "$W/status.json" devices | python3 -c 'import json,sys; print(len(json.load(sys.stdin) or []))')
       [ "$n" -ge 1 ] && pass "$fs: status lists the managed disk" || fail "$fs: status lists $n devices"
-      smode=$(jget "$W/status.json" devices.0.flush_mode)
+      smode=$(python3 -c 'import json,sys; e=[x for x in json.load(open(sys.argv[1]))["devices"] if x.get("disk") == sys.argv[2]]; print(e[0]["flush_mode"] if e else "(no entry for " + sys.argv[2] + ")")' "$W/status.json" "$d")
       echo "   status --json: flush_mode=$smode"
       [ "$smode" = "$mode" ] && pass "$fs: status --json says the plan's flush mode ($smode)" ||
         fail "$fs: status --json flush_mode $smode, the plan $mode"
