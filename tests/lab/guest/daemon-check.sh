@@ -14,6 +14,7 @@ chmod 755 "$W"
 # io_ticks_ms epoch_ms pid_alive" (io_ticks: field 10 of the disk's stat)
 sample() {
   local pid=$1 t=0 quiet=0
+  echo "# ${2:-copy} ($(uname -r), bdi $bdi, possible cpus $(cat /sys/devices/system/cpu/possible), page $(getconf PAGESIZE), $(date -u +%FT%TZ))" >> "$LAB_OUT/stall-feed.txt"
   while [ $t -lt 300 ]; do
     # one GetAll: three Gets would see three different moments
     all=$(gdbus call --system -d $D -o "$path" -m org.freedesktop.DBus.Properties.GetAll "$D.Device" 2> /dev/null)
@@ -28,6 +29,9 @@ sample() {
     # the disk's counters too: a recorded sequence for test-learn
     echo "$now $stat" >> "$LAB_OUT/daemon-stat-sequence.txt"
     echo "$(date +%s.%N) $(tr -s ' \n' ' ' < "/sys/kernel/debug/bdi/$bdi/stats")" >> "$LAB_OUT/daemon-bdi-sequence.txt"
+    # what vfat-smartd feeds its writeback stall detector each tick (vsm-stall.h), as
+    # the kernel printed it: a recorded feed for test-stall (tests/fixtures/stall)
+    echo "$(date +%s%3N) ${c:-0} $(cat "/sys/class/bdi/$bdi/strict_limit" 2> /dev/null || echo -) | $(tr -s ' \n' ' ' < "/sys/kernel/debug/bdi/$bdi/stats")| $stat" >> "$LAB_OUT/stall-feed.txt"
     if ! kill -0 "$pid" 2> /dev/null; then
       # under 1 MiB: the FAT's own buffers, which wait for their expiry
       [ "${r:-0}" -lt 1048576 ] && break
@@ -102,7 +106,7 @@ logl0=$(wc -l < "$LAB_OUT/vfat-smartd.log")
 statl0=$(cat "$LAB_OUT/daemon-stat-sequence.txt" 2> /dev/null | wc -l)
 lab_as_user cp "$W/data" "$mnt/copy" &
 cpid=$!
-sample $cpid > "$W/samples"
+sample $cpid "128 MiB copy" > "$W/samples"
 wait $cpid
 logl1=$(wc -l < "$LAB_OUT/vfat-smartd.log")
 # what the guest saw of the stick over the same copy: sectors written over the time
@@ -185,7 +189,7 @@ if [ $devcap = 1 ]; then
   logl0=$(wc -l < "$LAB_OUT/vfat-smartd.log")
   lab_as_user cp -r "$W/small" "$mnt/small" &
   cpid=$!
-  sample $cpid > "$W/samples-small"
+  sample $cpid "1000 small files" > "$W/samples-small"
   wait $cpid
   logl1=$(wc -l < "$LAB_OUT/vfat-smartd.log")
   cp "$W/samples-small" "$LAB_OUT/daemon-samples-small.txt"
@@ -267,7 +271,7 @@ if [ $devcap = 1 ]; then
   logl0=$(wc -l < "$LAB_OUT/vfat-smartd.log")
   lab_as_user cp "$W/data" "$mnt/copy3" &
   cpid=$!
-  sample $cpid > "$W/samples-nocap"
+  sample $cpid "128 MiB copy, pacer without CAP_SYS_ADMIN (syncfs)" > "$W/samples-nocap"
   wait $cpid
   logl1=$(wc -l < "$LAB_OUT/vfat-smartd.log")
   check "without CAP_SYS_ADMIN the copy went through" cmp -s "$W/data" "$mnt/copy3"
@@ -288,4 +292,77 @@ check "the knobs are back" knobs_back
 kill "$dpid"
 check "the daemon exits on SIGTERM" wait_until 10 bash -c "! kill -0 $dpid 2> /dev/null"
 check "it left no knob changed" knobs_back
+# exFAT (every SDXC card, most sticks of 64 GB and more): the same stick made exFAT, the
+# daemon started again (with CAP_SYS_ADMIN), its learning and metadata commits on an exFAT
+# mount, then a pull with data at risk
+sed -i 's|^exec setpriv --bounding-set -sys_admin /usr/libexec/vfat-smartd|exec /usr/libexec/vfat-smartd|' /usr/local/sbin/vfat-smartd-logged
+part=${d}1
+wipefs -q -a "$part"
+mkfs.exfat -L HOTPLUGX "$part" > "$W/mkfs.out" 2>&1 || { sed 's/^/   mkfs | /' "$W/mkfs.out"; fail "mkfs.exfat"; }
+udevadm settle
+udevadm trigger --action=change --settle "$part"
+bdi=$(cat "/sys/block/${d#/dev/}/dev")
+path=/org/vfatsmart/VfatSmart1/devices/${bdi/:/_}
+check "exfat: activation starts the daemon again and it lists the stick" wait_until 30 in_list "$path"
+dpid=$(pgrep -xo vfat-smartd)
+lab_as_user udisksctl mount -b "$part" > /dev/null
+mnt=$(findmnt -n -o TARGET --source "$part" | head -n 1)
+echo "   exfat: mounted at $mnt: $(findmnt -n -o FSTYPE,OPTIONS --source "$part" | head -n 1)"
+check "exfat: MountPoints follows udisks ($mnt)" wait_until 20 bash -c "[[ \"\$(val $path MountPoints)\" == *'$mnt'* ]]"
+fmode=$(val "$path" FlushMode)
+if [ $devcap = 1 ]; then
+  check "exfat: FlushMode dirty-cap (says $fmode)" [ "$fmode" = dirty-cap ]
+else
+  check "exfat: FlushMode off on a kernel without the per-device cap, no kernel-flush claim (says $fmode)" [ "$fmode" = off ]
+fi
+head -c 64M "$W/data" > "$W/xdata"
+lab_stick_mark "$d" 2
+logl0=$(wc -l < "$LAB_OUT/vfat-smartd.log")
+lab_as_user cp "$W/xdata" "$mnt/xcopy" &
+cpid=$!
+sample $cpid "64 MiB copy, exFAT" > "$W/samples-exfat"
+wait $cpid
+logl1=$(wc -l < "$LAB_OUT/vfat-smartd.log")
+lab_stick_mark "$d" 3
+cp "$W/samples-exfat" "$LAB_OUT/daemon-samples-exfat.txt"
+awk '{ printf "   exfat t=%ss at risk %.1f MiB cap %.1f MiB %ss to safe pacing %s\n", $1, $2/1048576, $3/1048576, $4, $5 }' "$W/samples-exfat" | head -n 40
+check "exfat: the copy went through and reads back" cmp -s "$W/xdata" "$mnt/xcopy"
+check "exfat: data was at risk during the copy" awk '$2 > 0 { n++ } END { exit !(n > 0) }' "$W/samples-exfat"
+if [ $devcap = 1 ]; then
+  check "exfat: AtRiskBytes stays within CapBytes + 8 MiB" awk '{ c = $3 > prev ? $3 : prev; if ($2 > c + 8388608) bad = 1; prev = $3 } END { exit bad }' "$W/samples-exfat"
+  expect_paced "exfat: the big file" "$W/samples-exfat" "$logl0" "$logl1"
+else
+  check "exfat: no per-device cap on this kernel: CapBytes is 0 throughout" awk '$3 != 0 { bad = 1 } END { exit bad }' "$W/samples-exfat"
+fi
+delivered=$(awk '$1 == "M" && $2 == 2 { b0 = $5; t0 = $7 } $1 == "M" && $2 == 3 { b1 = $5; t1 = $7 }
+  END { if (t1 > t0) printf "%d", (b1 - b0) / (t1 - t0); else print 0 }' /run/lab/stick/HOTPLUG1.log)
+bw=$(val "$path" WriteBandwidth)
+echo "   exfat: WriteBandwidth $bw B/s ($(val "$path" BandwidthSource)); the stick delivered $delivered B/s by its own clock"
+check "exfat: the bandwidth was learned on the exFAT mount (measured while writing)" bash -c "val $path BandwidthSource | grep -q 'measured while writing'"
+check "exfat: WriteBandwidth is at most what the stick delivered and above half of it" between "$bw" $((delivered / 2)) $((delivered * 21 / 20))
+if [ $devcap = 1 ]; then
+  # exFAT's allocation bitmap and directory entries are what the metadata commits write
+  mkdir -p "$W/xsmall"
+  head -c 32000K /dev/urandom | split -b 64K -a 4 - "$W/xsmall/f"   # 500 files
+  logl0=$(wc -l < "$LAB_OUT/vfat-smartd.log")
+  lab_as_user cp -r "$W/xsmall" "$mnt/small" &
+  cpid=$!
+  sample $cpid "500 small files, exFAT" > "$W/samples-exfat-small"
+  wait $cpid
+  logl1=$(wc -l < "$LAB_OUT/vfat-smartd.log")
+  check "exfat: 500 small files went through" diff -rq "$W/xsmall" "$mnt/small"
+  sed -n "$((logl0 + 1)),\$p" "$LAB_OUT/vfat-smartd.log" | grep -E 'pacing (writeback|stopped)|writer stopped' | sed 's/^/   log | /'
+  check "exfat: small files are not paced (its log, during the copy)" bash -c "! sed -n '$((logl0 + 1)),${logl1}p' '$LAB_OUT/vfat-smartd.log' | grep -q 'pacing writeback of'"
+  check "exfat: the small files' metadata committed while they were written (the settle's count)" \
+    wait_until 15 bash -c "sed -n '$((logl0 + 1)),\$p' '$LAB_OUT/vfat-smartd.log' | grep -qE 'the writer stopped: one sync of .*\(([2-9]|[1-9][0-9]+) metadata commits while it wrote\)'"
+fi
+# pulled out with data written a moment ago
+lab_as_user dd if=/dev/zero of="$mnt/pull" bs=1M count=8 status=none
+check "exfat: surprise removal" lab_unplug
+check "exfat: unplug removes the object" wait_until 20 bash -c "! list | grep -q '$path'"
+check "exfat: no stale state after the removal ($bdi.state)" wait_until 15 bash -c "[ ! -e '/run/vfat-smart/$bdi.state' ]"
+check "exfat: the daemon survived the pull" kill -0 "$dpid"
+check "exfat: status runs after the removal" vfat-smart status > /dev/null
+kill "$dpid"
+check "exfat: the daemon exits on SIGTERM" wait_until 10 bash -c "! kill -0 $dpid 2> /dev/null"
 finish

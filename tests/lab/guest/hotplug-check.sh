@@ -87,6 +87,69 @@ for want in flush sync; do
   lab_as_user udisksctl unmount -b "$part" > /dev/null 2>&1
 done
 
+# exFAT on the same stick (every SDXC card and most sticks of 64 GB and more): a new file
+# system on the plugged stick, udev and udisks as above, then FAT32 again for the pull
+# below and the checks after this one
+wipefs -q -a "$part"
+mkfs.exfat -L HOTPLUGX "$part" > "$W/mkfs.out" 2>&1 || { sed 's/^/   mkfs | /' "$W/mkfs.out"; fail "mkfs.exfat"; }
+udevadm settle
+udevadm trigger --action=change --settle "$part"
+check "exfat: udev sees the new file system" [ "$(prop "$part" ID_FS_TYPE)" = exfat ]
+xmode=$(prop "$part" VFAT_SMART_FLUSH_MODE)   # the partition's event planned for exFAT
+xdefaults=$(prop "$part" UDISKS_MOUNT_OPTIONS_EXFAT_DEFAULTS)
+udevadm info -q property "$part" | grep -E 'VFAT_SMART|UDISKS_MOUNT|ID_FS_TYPE' | sed 's/^/   exfat part | /'
+echo "   exfat: VFAT_SMART_FLUSH_MODE=$xmode (the disk's record: $(prop "$d" VFAT_SMART_FLUSH_MODE))"
+if [ "$LAB_KERNEL" = 6.1 ]; then
+  check "exfat 6.1: flush mode off (exFAT has no flush option, 6.1 no per-device cap), not kernel-flush" [ "$xmode" = off ]
+else
+  check "exfat $LAB_KERNEL: flush mode dirty-cap" [ "$xmode" = dirty-cap ]
+  check "exfat $LAB_KERNEL: strict_limit=1 set on the change event" [ "$(cat $bdi/strict_limit)" = 1 ]
+  check "exfat $LAB_KERNEL: max_bytes set ($(prop "$d" VFAT_SMART_DIRTY_CAP))" [ "$(cat $bdi/max_ratio)" -lt 100 ]
+  check "exfat: the partition carries udisks' exFAT defaults key" [ -n "$xdefaults" ]
+fi
+if [ -n "$xdefaults" ]; then
+  check "exfat: uid/gid placeholders kept for udisks ($xdefaults)" grep -q '^uid=\$UID,gid=\$GID,' <<< "$xdefaults"
+  check "exfat: no flush in udisks' exFAT defaults" bash -c "! grep -qw flush <<< '${xdefaults//,/ }'"
+fi
+check "exfat: no allow list exported (udisks keeps its own exFAT list)" \
+  bash -c "! udevadm info -q property '$part' | grep -q '^UDISKS_MOUNT_OPTIONS.*_ALLOW='"
+check "exfat: the state record names exfat" grep -qw exfat /run/vfat-smart/*.state
+out=$(lab_as_user udisksctl mount -b "$part" 2>&1); rc=$?
+echo "   $out"
+check "exfat: udisksctl mount as labuser" [ $rc = 0 ]
+mnt=$(findmnt -n -o TARGET --source "$part" | head -n 1)
+opts=$(findmnt -n -o FSTYPE,OPTIONS --source "$part" | head -n 1)
+echo "   mounted at $mnt: $opts"
+check "exfat: mounted as exfat with uid=1000 from \$UID" bash -c "grep -q '^exfat ' <<< '$opts' && grep -q 'uid=1000' <<< '$opts'"
+[ -z "$xdefaults" ] || check "exfat: udisks used vfat-smart's defaults (iocharset=utf8, errors=remount-ro)" \
+  bash -c "grep -q 'iocharset=utf8' <<< '$opts' && grep -q 'errors=remount-ro' <<< '$opts'"
+check "exfat: a copy as labuser works" lab_as_user cp "$W/data" "$mnt/copy"
+sync; echo 3 > /proc/sys/vm/drop_caches
+check "exfat: and reads back" cmp -s "$W/data" "$mnt/copy"
+vfat-smart status --json "$part" > "$W/xstatus.json" 2>&1
+smode=$(python3 -c 'import json,sys; e=[x for x in json.load(open(sys.argv[1]))["devices"] if x.get("disk") == sys.argv[2]]; print(e[0]["flush_mode"] if e else "(no entry for " + sys.argv[2] + ")")' "$W/xstatus.json" "$d" 2>&1)
+vfat-smart status "$part" 2>&1 | sed 's/^/   | /'
+if [ "$LAB_KERNEL" = 6.1 ]; then
+  check "exfat 6.1: status --json says off, no kernel-flush claim (says $smode)" [ "$smode" = off ]
+else
+  check "exfat $LAB_KERNEL: status --json says dirty-cap (says $smode)" [ "$smode" = dirty-cap ]
+fi
+check "exfat: udisksctl unmount as labuser" lab_as_user udisksctl unmount -b "$part"
+# udisks' own exFAT allow list is in force: an option from it that vfat-smart never sets
+lab_as_user udisksctl mount -b "$part" -o umask=0077 > "$W/mount-umask" 2>&1
+opts=$(findmnt -n -o OPTIONS --source "$part" | head -n 1)
+echo "   -o umask=0077: $opts"
+check "exfat: udisksctl mount -o umask=0077 as labuser gets fmask=0077,dmask=0077" \
+  bash -c "grep -q 'fmask=0077' <<< '$opts' && grep -q 'dmask=0077' <<< '$opts'"
+lab_as_user udisksctl unmount -b "$part" > /dev/null 2>&1
+# FAT32 again, as guest-run made it (label, volume id, 32 KiB clusters)
+wipefs -q -a "$part"
+mkfs.vfat -F 32 -s 64 -n HOTPLUG -i 55AA0007 "$part" > "$W/mkfs.out" 2>&1 || sed 's/^/   mkfs | /' "$W/mkfs.out"
+udevadm settle
+udevadm trigger --action=change --settle "$part"
+check "FAT32 again: udev sees vfat" [ "$(prop "$part" ID_FS_TYPE)" = vfat ]
+check "FAT32 again: the partition's flush mode as before ($mode)" [ "$(prop "$part" VFAT_SMART_FLUSH_MODE)" = "$mode" ]
+
 # mounted again, then pulled out
 lab_as_user udisksctl mount -b "$part" > /dev/null 2>&1
 lab_as_user dd if=/dev/zero of="$(findmnt -n -o TARGET --source "$part" | head -n 1)/pull" bs=1M count=8 status=none

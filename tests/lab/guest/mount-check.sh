@@ -69,4 +69,52 @@ import json, sys
 rows = [json.loads(l) for l in open('/run/vfat-smart/unmounts.log') if l.strip()]
 sys.exit(not any(r['target'] == '$mnt' and r['seconds'] >= 0 for r in rows))"
 tail -n 1 /run/vfat-smart/unmounts.log | sed 's/^/   | /'
+# exFAT by hand: the UAS disk's partition is exFAT (exFAT has no flush option: on a kernel
+# without the per-device cap (6.1) the plan is "off", never kernel-flush)
+if ! xd=$(lab_disk UASHDD1 10); then fail "no UASHDD1"; finish; fi
+vfat-smart restore "$xd" > /dev/null 2>&1
+xnode=${xd}1
+bdi=/sys/class/bdi/$(cat "/sys/block/${xd#/dev/}/dev")
+check "exfat: the UAS disk's partition is exFAT" [ "$(blkid -o value -s TYPE "$xnode")" = exfat ]
+before=$(knobs)
+vfat-smart plan --json "$xnode" > "$W/xplan.json"
+xmode=$(jget "$W/xplan.json" flush_mode)
+xcap=$(jget "$W/xplan.json" knobs.max_bytes)
+echo "   exfat plan: $xmode, -o $(jget "$W/xplan.json" mount_options), max_bytes=${xcap:-none}"
+if [ "$LAB_KERNEL" = 6.1 ]; then
+  check "exfat: 6.1 plans off (no flush option, no per-device cap), not kernel-flush" [ "$xmode" = off ]
+else
+  check "exfat: $LAB_KERNEL plans dirty-cap" [ "$xmode" = dirty-cap ]
+fi
+mount -v -t vfat-smart -o uid=1000 "$xnode" $mnt > "$W/xmount.out" 2>&1; rc=$?
+sed 's/^/   | /' "$W/xmount.out"
+check "exfat: mount -t vfat-smart exits 0" [ $rc = 0 ]
+opts=$(findmnt -n -o FSTYPE,OPTIONS --target $mnt)
+echo "   mountinfo: $opts"
+check "exfat: mounted as exfat by the helper" grep -q '^exfat ' <<< "$opts"
+check "exfat: uid=1000 given by hand is there" grep -q 'uid=1000' <<< "$opts"
+check "exfat: the plan's iocharset=utf8 and errors=remount-ro are there" \
+  bash -c "grep -q 'iocharset=utf8' <<< '$opts' && grep -q 'errors=remount-ro' <<< '$opts'"
+check "exfat: no flush" bash -c "! grep -qw flush <<< '${opts//,/ }'"
+if [ "$xmode" = dirty-cap ]; then
+  check "exfat: strict_limit=1 as planned" [ "$(cat $bdi/strict_limit)" = 1 ]
+  check "exfat: max_bytes is the plan's ($xcap, read back $(cat $bdi/max_bytes))" \
+    python3 -c "import sys; a,b=$xcap,$(cat $bdi/max_bytes); sys.exit(abs(a-b) > a/20)"
+else
+  check "exfat: knobs as the kernel had them ($(knobs))" [ "$(knobs)" = "$before" ]
+fi
+cp "$W/data" $mnt/data && sync
+echo 3 > /proc/sys/vm/drop_caches
+check "exfat: a file written and read back" cmp -s "$W/data" $mnt/data
+vfat-smart status "$xnode" > "$W/xstatus.out" 2>&1
+sed 's/^/   | /' "$W/xstatus.out"
+check "exfat: status shows the mount" grep -q "$mnt type exfat" "$W/xstatus.out"
+vfat-smart status --json "$xnode" > "$W/xstatus.json" 2>&1
+smode=$(python3 -c 'import json,sys; e=[x for x in json.load(open(sys.argv[1]))["devices"] if x.get("disk") == sys.argv[2]]; print(e[0]["flush_mode"] if e else "(no entry for " + sys.argv[2] + ")")' "$W/xstatus.json" "$xd" 2>&1)
+check "exfat: status --json says $xmode (says $smode)" [ "$smode" = "$xmode" ]
+umount -v $mnt > "$W/xumount.out" 2>&1; rc=$?
+sed 's/^/   | /' "$W/xumount.out"
+check "exfat: umount exits 0" [ $rc = 0 ]
+check "exfat: umount.vfat-smart restored the knobs ($(knobs))" [ "$(knobs)" = "$before" ]
+check "exfat: and forgot the disk" [ -z "$(ls /run/vfat-smart/*.state 2>/dev/null)" ]
 finish

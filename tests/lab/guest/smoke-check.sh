@@ -44,46 +44,64 @@ CARDRDR1:1 usb-storage card-reader two LUNs on one interface
 VIRTIO1 virtio internal virtio-blk
 EOF
 
-# plan / apply / status / restore on the SuperSpeed stick
-d=$(lab_disk STICKSS1) || { fail "no STICKSS1"; finish; }
-node=$(fs_node "$d")
-bdi=/sys/class/bdi/$(cat "/sys/block/${d#/dev/}/dev")
-knobs() { for k in strict_limit max_ratio max_bytes; do [ -e "$bdi/$k" ] && printf '%s=%s ' "$k" "$(cat "$bdi/$k")"; done; }
-before=$(knobs)
-echo "   knobs before: $before"
-if vfat-smart plan --json "$node" > "$W/plan.json"; then pass "plan $node"; else fail "plan $node"; fi
-mode=$(jget "$W/plan.json" flush_mode) opts=$(jget "$W/plan.json" mount_options)
-echo "   plan: flush_mode=$mode mount_options=$opts"
-case $LAB_KERNEL in
-  6.1) [ "$mode" = kernel-flush ] && pass "6.1 keeps flush (no per-device cap)" || fail "6.1 plan $mode, expected kernel-flush" ;;
-  *) [ "$mode" = dirty-cap ] && pass "$LAB_KERNEL plans dirty-cap" || fail "$LAB_KERNEL plan $mode, expected dirty-cap" ;;
-esac
-if vfat-smart apply "$node" > "$W/apply.out" 2>&1; then pass "apply $node"; else fail "apply $node: $(tail -n 1 "$W/apply.out")"; fi
-echo "   knobs applied: $(knobs)"
-if [ "$mode" = dirty-cap ]; then
-  [ "$(cat "$bdi/strict_limit")" = 1 ] && pass "strict_limit=1 after apply" || fail "strict_limit $(cat "$bdi/strict_limit") after apply"
-  [ "$(cat "$bdi/max_bytes")" -gt 0 ] && [ "$(cat "$bdi/max_ratio")" -lt 100 ] &&
-    pass "max_bytes capped ($(cat "$bdi/max_bytes"))" || fail "max_bytes not capped: $(knobs)"
-fi
-mkdir -p /mnt/smoke
-if mount -t vfat -o "$opts" "$node" /mnt/smoke; then
-  pass "mount -o $opts"
-  dd if=/dev/zero of=/mnt/smoke/smoke.bin bs=1M count=8 status=none && sync
-  if vfat-smart status --json "$node" > "$W/status.json" 2> "$W/status.err"; then
-    n=$(jget "$W/status.json" devices | python3 -c 'import json,sys; print(len(json.load(sys.stdin) or []))')
-    [ "$n" -ge 1 ] && pass "status lists the managed stick" || fail "status lists $n devices"
-  else
-    fail "status: $(head -n 1 "$W/status.err")"
+# plan / apply / status / restore: FAT32 on the SuperSpeed stick, then exFAT on the UAS
+# disk (its partition is exFAT; exFAT has no flush option, so where the kernel has no
+# per-device cap (6.1) the plan is "off", never kernel-flush)
+knob_round() {   # SERIAL FSTYPE
+  local serial=$1 fs=$2 d node before mode opts after n smode
+  d=$(lab_disk "$serial") || { fail "no $serial"; return; }
+  node=$(fs_node "$d")
+  bdi=/sys/class/bdi/$(cat "/sys/block/${d#/dev/}/dev")
+  before=$(knobs)
+  echo "   $fs on $serial $node; knobs before: $before"
+  if vfat-smart plan --json "$node" > "$W/plan.json"; then pass "plan $node ($fs)"; else fail "plan $node ($fs)"; fi
+  mode=$(jget "$W/plan.json" flush_mode) opts=$(jget "$W/plan.json" mount_options)
+  echo "   plan: filesystem=$(jget "$W/plan.json" filesystem) flush_mode=$mode mount_options=$opts"
+  [ "$(jget "$W/plan.json" filesystem)" = "$fs" ] && pass "$fs: the plan names filesystem $fs" ||
+    fail "$fs: plan filesystem $(jget "$W/plan.json" filesystem)"
+  case $LAB_KERNEL/$fs in
+    6.1/vfat) [ "$mode" = kernel-flush ] && pass "6.1 keeps flush (no per-device cap)" || fail "6.1 plan $mode, expected kernel-flush" ;;
+    6.1/exfat) [ "$mode" = off ] && pass "6.1 exfat: off (no flush option, no per-device cap), not kernel-flush" ||
+      fail "6.1 exfat plan $mode, expected off" ;;
+    *) [ "$mode" = dirty-cap ] && pass "$LAB_KERNEL $fs plans dirty-cap" || fail "$LAB_KERNEL $fs plan $mode, expected dirty-cap" ;;
+  esac
+  if vfat-smart apply "$node" > "$W/apply.out" 2>&1; then pass "apply $node ($fs)"; else fail "apply $node ($fs): $(tail -n 1 "$W/apply.out")"; fi
+  echo "   knobs applied: $(knobs)"
+  if [ "$mode" = dirty-cap ]; then
+    [ "$(cat "$bdi/strict_limit")" = 1 ] && pass "$fs: strict_limit=1 after apply" || fail "$fs: strict_limit $(cat "$bdi/strict_limit") after apply"
+    [ "$(cat "$bdi/max_bytes")" -gt 0 ] && [ "$(cat "$bdi/max_ratio")" -lt 100 ] &&
+      pass "$fs: max_bytes capped ($(cat "$bdi/max_bytes"))" || fail "$fs: max_bytes not capped: $(knobs)"
   fi
-  vfat-smart status "$node" | sed 's/^/   | /'
-  umount /mnt/smoke
-else
-  fail "mount -o $opts $node"
-fi
-if vfat-smart restore "$node" > "$W/restore.out" 2>&1; then pass "restore $node"; else fail "restore: $(tail -n 1 "$W/restore.out")"; fi
-after=$(knobs)
-echo "   knobs restored: $after"
-# max_bytes reads back relative to the current dirty threshold: compare the others exactly
+  if [ "$fs" = exfat ]; then
+    if grep -qw flush <<< "${opts//,/ }"; then fail "exfat: the plan's options have flush: $opts"; else pass "exfat: no flush in the plan's options"; fi
+  fi
+  mkdir -p /mnt/smoke
+  if mount -t "$fs" -o "$opts" "$node" /mnt/smoke; then
+    pass "mount -t $fs -o $opts"
+    dd if=/dev/zero of=/mnt/smoke/smoke.bin bs=1M count=8 status=none && sync
+    if vfat-smart status --json "$node" > "$W/status.json" 2> "$W/status.err"; then
+      n=$(jget "$W/status.json" devices | python3 -c 'import json,sys; print(len(json.load(sys.stdin) or []))')
+      [ "$n" -ge 1 ] && pass "$fs: status lists the managed disk" || fail "$fs: status lists $n devices"
+      smode=$(python3 -c 'import json,sys; e=[x for x in json.load(open(sys.argv[1]))["devices"] if x.get("disk") == sys.argv[2]]; print(e[0]["flush_mode"] if e else "(no entry for " + sys.argv[2] + ")")' "$W/status.json" "$d")
+      echo "   status --json: flush_mode=$smode"
+      [ "$smode" = "$mode" ] && pass "$fs: status --json says the plan's flush mode ($smode)" ||
+        fail "$fs: status --json flush_mode $smode, the plan $mode"
+    else
+      fail "$fs: status: $(head -n 1 "$W/status.err")"
+    fi
+    vfat-smart status "$node" | sed 's/^/   | /'
+    umount /mnt/smoke
+  else
+    fail "mount -t $fs -o $opts $node"
+  fi
+  if vfat-smart restore "$node" > "$W/restore.out" 2>&1; then pass "restore $node ($fs)"; else fail "restore ($fs): $(tail -n 1 "$W/restore.out")"; fi
+  after=$(knobs)
+  echo "   knobs restored: $after"
+  # max_bytes reads back relative to the current dirty threshold: compare the others exactly
+  [ "$(strip "$after")" = "$(strip "$before")" ] && pass "$fs: knobs back as before" || fail "$fs: knobs $after, before $before"
+}
+knobs() { for k in strict_limit max_ratio max_bytes; do [ -e "$bdi/$k" ] && printf '%s=%s ' "$k" "$(cat "$bdi/$k")"; done; }
 strip() { sed 's/max_bytes=[0-9]*//' <<< "$1"; }
-[ "$(strip "$after")" = "$(strip "$before")" ] && pass "knobs back as before" || fail "knobs $after, before $before"
+knob_round STICKSS1 vfat
+knob_round UASHDD1 exfat
 finish
