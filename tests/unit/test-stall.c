@@ -13,22 +13,29 @@
 
 #define CAP (40u * 1024 * 1024)
 
+/* a feed under tests/fixtures/stall/, line by line */
+static GStrv
+feed_lines (const char *name)
+{
+  g_autofree char *path = g_build_filename (FIXTURE_DIR, "stall", name, NULL);
+  g_autofree char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return g_strsplit (text, "\n", -1);
+}
+
 /* each line through what the daemon reads: the bdi stats text, the disk's
  * stat; returns the first time (ms) the detector said stalled, -1 never */
 static gint64
 run_feed (const char *name, guint *n_suspect)
 {
-  g_autofree char *path = g_build_filename (FIXTURE_DIR, "stall", name, NULL);
-  g_autofree char *text = NULL;
-  g_auto (GStrv) lines = NULL;
+  g_auto (GStrv) lines = feed_lines (name);
   VsmStall stall;
   gint64 first = -1;
   guint n = 0;
 
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
   vsm_stall_init (&stall, NULL);
   *n_suspect = 0;
-  lines = g_strsplit (text, "\n", -1);
   for (char **l = lines; *l; l++)
     {
       guint64 v[7];
@@ -109,17 +116,13 @@ static gint64
 replay_recorded (const char *name, guint *n_samples, guint *n_throttled, guint *n_throttled_wb,
                  guint *n_suspect)
 {
-  g_autofree char *path = g_build_filename (FIXTURE_DIR, "stall", name, NULL);
-  g_autofree char *text = NULL;
-  g_auto (GStrv) lines = NULL;
+  g_auto (GStrv) lines = feed_lines (name);
   VsmStall stall;
   gint64 first = -1;
   guint cpus = 0;
 
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
   vsm_stall_init (&stall, NULL);
   *n_samples = *n_throttled = *n_throttled_wb = *n_suspect = 0;
-  lines = g_strsplit (text, "\n", -1);
   for (char **l = lines; *l; l++)
     {
       g_auto (GStrv) part = NULL;
