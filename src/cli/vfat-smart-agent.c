@@ -249,10 +249,7 @@ add_drive (Agent *a, const char *path)
       return;
     }
   d->label = drive_label (d->proxy);
-  /* after: the generated proxy drops its copies of array properties
-   * (MountPoints) in its own handler; one connected before it would read
-   * the old mount points beside the new MountedBy */
-  g_signal_connect_after (d->proxy, "g-properties-changed", G_CALLBACK (on_drive_changed), d);
+  vsm_dbus_device_connect_changed (d->proxy, G_CALLBACK (on_drive_changed), d);
   g_hash_table_insert (a->drives, g_strdup (path), d);
   drive_update (d);
 }

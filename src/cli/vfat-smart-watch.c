@@ -185,9 +185,7 @@ add_device (Watch *w, const char *path)
       g_object_unref (d);
       return;
     }
-  /* after the generated proxy's handler: it drops its old copies of array
-   * properties (MountPoints) there */
-  g_signal_connect_after (d, "g-properties-changed", G_CALLBACK (on_changed), w);
+  vsm_dbus_device_connect_changed (d, G_CALLBACK (on_changed), w);
   g_hash_table_insert (w->devices, g_strdup (path), d);
 }
 

@@ -79,3 +79,9 @@ vsm_dbus_device_path (const char *bdi)
   g_autofree char *name = g_strdelimit (g_strdup (bdi), ":", '_');
   return g_strdup_printf ("%s/%s", VSM_DBUS_DEVICES_PATH, name);
 }
+
+gulong
+vsm_dbus_device_connect_changed (VsmDbusDevice *proxy, GCallback changed, gpointer data)
+{
+  return g_signal_connect_after (proxy, "g-properties-changed", changed, data);
+}

@@ -52,4 +52,11 @@ GError *vsm_dbus_error_to_core (const GError *error);
 /* /org/vfatsmart/VfatSmart1/devices/MAJ_MIN for a disk's "MAJ:MIN" */
 char *vsm_dbus_device_path (const char *bdi);
 
+/* Call changed (proxy, changed, invalidated, data) when a device's properties
+ * change, once the proxy's getters return the new values: the generated proxy
+ * drops its copies of array properties (MountPoints) in its own handler, so a
+ * handler connected before it reads the old mount points beside the new
+ * MountedBy. Returns the handler id. */
+gulong vsm_dbus_device_connect_changed (VsmDbusDevice *proxy, GCallback changed, gpointer data);
+
 G_END_DECLS
