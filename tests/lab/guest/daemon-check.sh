@@ -12,6 +12,10 @@ chmod 755 "$W"
 # samples AtRiskBytes, CapBytes, SecondsToSafe once a second while PID runs, then until
 # less than 1 MiB is at risk (at most 90 s); lines "t at_risk cap seconds pacing
 # io_ticks_ms epoch_ms pid_alive" (io_ticks: field 10 of the disk's stat)
+# the device's dirty and writeback pages by the kernel's count (debugfs), in kB
+bdi_pending_kb() {
+  awk '/^BdiWriteback:|^BdiReclaimable:/ { n += $2 } END { print n + 0 }' "/sys/kernel/debug/bdi/$bdi/stats"
+}
 sample() {
   local pid=$1 t=0 quiet=0
   echo "# ${2:-copy} ($(uname -r), bdi $bdi, possible cpus $(cat /sys/devices/system/cpu/possible), page $(getconf PAGESIZE), $(date -u +%FT%TZ))" >> "$LAB_OUT/stall-feed.txt"
@@ -33,8 +37,11 @@ sample() {
     # the kernel printed it: a recorded feed for test-stall (tests/fixtures/stall)
     echo "$(date +%s%3N) ${c:-0} $(cat "/sys/class/bdi/$bdi/strict_limit" 2> /dev/null || echo -) | $(tr -s ' \n' ' ' < "/sys/kernel/debug/bdi/$bdi/stats")| $stat" >> "$LAB_OUT/stall-feed.txt"
     if ! kill -0 "$pid" 2> /dev/null; then
-      # under 1 MiB: the FAT's own buffers, which wait for their expiry
-      [ "${r:-0}" -lt 1048576 ] && break
+      # under 1 MiB by the daemon and by the kernel's own count of the device's dirty
+      # and writeback pages: the FAT's own buffers, which wait for their expiry. The
+      # kernel's count too: without a cap (6.1) cp can return before the daemon's
+      # first tick has seen anything at risk
+      [ "${r:-0}" -lt 1048576 ] && [ "$(bdi_pending_kb)" -lt 1024 ] && break
       quiet=$((quiet + 1)); [ $quiet -gt 90 ] && break
     fi
     sleep 1; t=$((t + 1))
