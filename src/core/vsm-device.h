@@ -28,4 +28,7 @@ gboolean vsm_device_is_superfloppy (const VsmDevice *device, const char *part_ta
 guint vsm_sysfs_count_disks_under (const char *syspath);
 GPtrArray *vsm_sysfs_disk_partitions (const char *disk_syspath);
 
+/* vfat or exfat: the filesystems vfat-smart mounts */
+gboolean vsm_fs_type_is_fat (const char *fs_type);
+
 G_END_DECLS

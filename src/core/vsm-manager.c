@@ -205,6 +205,67 @@ vsm_assessment_apply (const VsmAssessment *a, const VsmApplyOptions *o, VsmApply
   return *state != NULL;
 }
 
+typedef struct
+{
+  VsmMountStep step;
+  gpointer data;
+  const char *options;
+} MountStep;
+
+static gboolean
+mount_step (const VsmAssessment *a, gpointer data, GError **error)
+{
+  MountStep *m = data;
+  return m->step (a, m->options, m->data, error);
+}
+
+gboolean
+vsm_mount (const VsmMountIntent *m, VsmMountStep step, gpointer data, VsmAssessment **assessment,
+           VsmState **state, GError **error)
+{
+  g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
+  const VsmApplyOptions by_mount = { VSM_SOURCE_MOUNT, 0 };
+  VsmOverrides o = { 0 };
+  g_autoptr (VsmAssessment) a = NULL;
+  g_autofree char *options = NULL;
+  MountStep s = { step, data, NULL };
+  gboolean ok;
+
+  g_return_val_if_fail (m != NULL && step != NULL && state != NULL, FALSE);
+  *state = NULL;
+  if (assessment != NULL)
+    *assessment = NULL;
+  if (m->options != NULL && !vsm_options_are_valid (m->options))
+    {
+      g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT,
+                   _ ("-o %s: cannot be read (an open quote?)"), m->options);
+      return FALSE;
+    }
+  if (m->overrides != NULL)
+    o = *m->overrides;
+  o.probe_fs = TRUE;
+  a = vsm_assess (client, m->spec, NULL, &o, error);
+  if (a == NULL)
+    return FALSE;
+  if (!vsm_fs_type_is_fat (a->device->fs_type))
+    {
+      g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_SUPPORTED,
+                   _ ("%s holds %s, not vfat or exfat: vfat-smart does not mount it"),
+                   a->device->devnode, a->device->fs_type);
+      ok = FALSE;
+    }
+  else
+    {
+      options = vsm_options_merge (a->plan->mount_options, m->options ? m->options : "");
+      s.options = options;
+      ok = m->dry_run ? mount_step (a, &s, error)
+                      : vsm_assessment_apply (a, &by_mount, mount_step, &s, state, error);
+    }
+  if (assessment != NULL)
+    *assessment = g_steal_pointer (&a);
+  return ok;
+}
+
 /* the intent a re-apply plans from: the record's (or, for an older
  * record, its source only), with the options in force when they changed */
 static VsmIntent *
@@ -255,6 +316,23 @@ vsm_assess_intent (VsmDevice *device, VsmIntent *intent, VsmPolicy *policy, guin
   return a;
 }
 
+/* the options in force changed: kept first (a restart adopts them); when
+ * their ignore-devices match the drive it is restored (*restored) */
+static gboolean
+user_options_changed (const VsmDevice *d, const VsmReapply *r, gboolean *restored, GError **error)
+{
+  g_autofree char *which = NULL;
+
+  *restored = FALSE;
+  if (!vsm_user_options_store (d->bdi, r->user_options, error))
+    return FALSE;
+  if (!vsm_user_options_ignore_drive (r->user_options, d->disk_syspath, &which))
+    return TRUE;
+  vsm_note (r->notes, _ ("in the ignore-devices of the options (%s): restored"), which);
+  *restored = TRUE;
+  return vsm_restore (d->bdi, VSM_LOCK_WAIT_MS, r->notes, error);
+}
+
 gboolean
 vsm_reapply_device (VsmDevice *device, const VsmReapply *r, VsmState **state, GError **error)
 {
@@ -263,14 +341,20 @@ vsm_reapply_device (VsmDevice *device, const VsmReapply *r, VsmState **state, GE
   g_autoptr (VsmAssessment) a = NULL;
   g_autoptr (VsmState) out = NULL;
   const VsmApplyOptions options = { VSM_SOURCE_DAEMON, VSM_LOCK_WAIT_MS, TRUE, TRUE, NULL };
+  gboolean restored = FALSE;
 
   if (state != NULL)
     *state = NULL;
   record = vsm_state_load (d->bdi, error);
-  if (record == NULL)
+  if (record == NULL || (r->set_user_options && !user_options_changed (d, r, &restored, error)))
     {
       vsm_policy_free (r->policy);
       return FALSE;
+    }
+  if (restored)
+    {
+      vsm_policy_free (r->policy);
+      return TRUE;
     }
   a = vsm_assess_intent (g_steal_pointer (&d), reapply_intent (record, r), r->policy, r->bandwidth,
                          r->bandwidth_source, r->drop_strict_limit, r->reason);

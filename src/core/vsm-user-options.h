@@ -39,4 +39,13 @@ VsmUserOptions *vsm_user_options_load (const char *bdi, GError **error);
 VsmUserOptions *vsm_user_options_from_data (const char *data, gsize len, GError **error);
 char *vsm_user_options_to_data (const VsmUserOptions *o, gsize *len);
 
+/* o saved for bdi, or the file removed when o holds nothing */
+gboolean vsm_user_options_store (const char *bdi, const VsmUserOptions *o, GError **error);
+
+/* The options' ignore-devices (with the admin's) match the disk at
+ * disk_syspath; *which (may be NULL) gets a copy of the pattern. It may
+ * read the disk's superblock. FALSE when o has no ignore-devices. */
+gboolean vsm_user_options_ignore_drive (const VsmUserOptions *o, const char *disk_syspath,
+                                        char **which);
+
 G_END_DECLS

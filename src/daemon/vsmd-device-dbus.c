@@ -180,7 +180,8 @@ on_restore (VsmDbusDevice *s, GDBusMethodInvocation *inv, VsmdDevice *d)
   return TRUE;
 }
 
-/* options: the new ones (NULL: none); kept in the state directory */
+/* options: the new ones (NULL: none). The next job's re-apply keeps them
+ * in the state directory; none any more: their file goes now */
 void
 vsmd_device_reset_options (VsmdDevice *d, VsmUserOptions *options)
 {
@@ -190,7 +191,7 @@ vsmd_device_reset_options (VsmdDevice *d, VsmUserOptions *options)
     d->options_changed = TRUE;
   g_clear_pointer (&d->options, vsm_user_options_free);
   d->options = options;
-  if (!vsm_user_options_store (d->bdi, options, &error))
+  if (options == NULL && !vsm_user_options_remove (d->bdi, &error))
     g_warning ("%s: %s", d->bdi, error->message);
   if (d->learn != NULL)
     vsmd_device_reset_limits (d, 0, vsm_learn_get_cap (d->learn));
@@ -220,8 +221,8 @@ do_set_options (GDBusMethodInvocation *inv, guint32 uid, const char *granted, gp
   g_free (o->mount);
   o->mount = g_steal_pointer (&key);
   vsmd_device_reset_options (d, o);
-  /* whether the options now ignore the drive is told in the worker: it
-   * may read the disk's superblock */
+  /* one call into the engine, in the job: the options kept, then the drive
+   * planned again with them, or restored when they ignore it */
   vsmd_device_start_job (d, VSMD_JOB_OPTIONS, "options set", inv);
 }
 

@@ -362,6 +362,7 @@ job_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
   Job *j = data;
   g_autoptr (GError) error = NULL;
   g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
+  g_autoptr (GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
   VsmReapply r = { .reason = j->reason,
                    .bandwidth = j->bandwidth,
                    .bandwidth_source = N_ ("measured by vfat-smartd"),
@@ -370,17 +371,22 @@ job_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
                    .user_options = j->options,
                    .set_class = j->set_class,
                    .klass = j->klass,
-                   .drop_strict_limit = j->drop_strict_limit };
+                   .drop_strict_limit = j->drop_strict_limit,
+                   .notes = notes };
   gboolean ok;
 
-  if (j->kind == VSMD_JOB_RESTORE ||
-      (j->kind == VSMD_JOB_OPTIONS && vsmd_options_ignore_drive (j->options, j->syspath)))
+  if (j->kind == VSMD_JOB_RESTORE)
     {
       vsm_policy_free (r.policy);
       ok = vsm_restore (j->bdi, VSM_LOCK_WAIT_MS, NULL, &error);
     }
   else
+    /* the options too, when they changed: kept, or the drive restored
+     * when they ignore it (that may read its superblock: here, off the
+     * main loop) */
     ok = vsm_reapply (client, j->bdi, &r, NULL, &error);
+  for (guint i = 0; i < notes->len; i++)
+    g_message ("%s: %s", j->bdi, (char *)g_ptr_array_index (notes, i));
   if (ok)
     g_task_return_boolean (task, TRUE);
   else

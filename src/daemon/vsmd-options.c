@@ -40,19 +40,6 @@ vsmd_options_update (const char *bdi, const VsmUserOptions *current, GDBusMethod
   return g_steal_pointer (&o);
 }
 
-gboolean
-vsmd_options_ignore_drive (const VsmUserOptions *o, const char *disk_syspath)
-{
-  g_autofree char *which = NULL;
-
-  /* it may read the disk's superblock: never on the daemon's main loop */
-  g_return_val_if_fail (!g_main_context_is_owner (g_main_context_default ()), FALSE);
-  if (!vsm_user_options_ignore_drive (o, disk_syspath, &which))
-    return FALSE;
-  g_message ("%s: in the ignore-devices of the options (%s): restoring it", disk_syspath, which);
-  return TRUE;
-}
-
 void
 vsmd_options_publish (VsmDbusDevice *skeleton, const VsmPolicy *p)
 {

@@ -20,10 +20,6 @@ VsmUserOptions *vsmd_options_update (const char *bdi, const VsmUserOptions *curr
                                      GDBusMethodInvocation *invocation, guint32 caller_uid,
                                      const char *granted);
 
-/* the options' ignore-devices (and the admin's) match the disk; it may read the
- * disk's superblock: only in a worker, never on the main loop */
-gboolean vsmd_options_ignore_drive (const VsmUserOptions *options, const char *disk_syspath);
-
 /* Who owns the first mount point's root directory: FAT has no owners,
  * its root is the uid= of the mount. For a mount libmount does not list
  * (yet) with uid=; G_MAXUINT32 when none. */

@@ -115,9 +115,9 @@ person_overrides (const VsmMountRequest *req, VsmOverrides *o, GError **error)
                      _ ("-o: control character (0x%02x) in the options"), (guint)(guchar)*p);
         return FALSE;
       }
+  /* libmount would stop at an open quote and drop the rest (ro, uid=) */
   if (!vsm_options_are_valid (options))
     {
-      /* libmount would stop at the open quote and drop the rest (ro, uid=) */
       g_set_error (error, VSM_ERROR, VSM_ERROR_INVALID_ARGUMENT,
                    _ ("-o %s: cannot be read (an open quote?)"), options);
       return FALSE;
@@ -168,36 +168,14 @@ check_request (const VsmMountRequest *req, GError **error)
   return TRUE;
 }
 
-/* the facts, with the filesystem as it is on the device now (udev may not
- * have seen it yet), planned with what the person chose */
-static VsmAssessment *
-assess_request (const VsmMountRequest *req, VsmOverrides *o, GError **error)
-{
-  g_autoptr (GUdevClient) client = g_udev_client_new (NULL);
-  VsmAssessment *a;
-
-  o->probe_fs = TRUE;
-  a = vsm_assess (client, req->spec, NULL, o, error);
-  if (a == NULL)
-    return NULL;
-  if (!vsm_fs_type_is_fat (a->device->fs_type))
-    {
-      g_set_error (error, VSM_MOUNT_ERROR, MNT_EX_FAIL,
-                   _ ("%s holds %s, not vfat or exfat: vfat-smart does not mount it"),
-                   a->device->devnode, a->device->fs_type);
-      vsm_assessment_free (a);
-      return NULL;
-    }
-  return a;
-}
-
+/* The person's -o as the kernel and utab get them (the engine merges them
+ * over the plan's): vfat-smart.class= as the x- option, -r and -w. */
 static char *
-mount_options (const VsmAssessment *a, const VsmMountRequest *req, GPtrArray *notes)
+person_options (const VsmMountRequest *req)
 {
-  g_autofree char *user = g_strdup (req->options ? req->options : "");
+  char *user = g_strdup (req->options ? req->options : "");
   char *value = NULL;
   size_t len = 0;
-  char *options;
 
   /* not for the kernel: the class goes to utab as the x- option */
   if (mnt_optstr_get_option (user, CLASS_OPTION, &value, &len) == 0)
@@ -211,16 +189,22 @@ mount_options (const VsmAssessment *a, const VsmMountRequest *req, GPtrArray *no
     mnt_optstr_append_option (&user, "ro", NULL);
   if (req->read_write)
     mnt_optstr_append_option (&user, "rw", NULL);
-  options = vsm_options_merge (a->plan->mount_options, user);
-  /* a class from the mount's fstab line: in utab too, as if given */
+  return user;
+}
+
+/* what utab keeps besides: a class from the mount's fstab line, as if
+ * given, and the unmount helper */
+static char *
+utab_options (const VsmAssessment *a, const char *merged)
+{
+  char *options = g_strdup (merged);
+
   if (a->intent != NULL && a->intent->set_class &&
       mnt_optstr_get_option (options, CLASS_OPTION_X, NULL, NULL) != 0)
     mnt_optstr_append_option (&options, CLASS_OPTION_X, vsm_class_to_string (a->intent->klass));
   /* helper= sends root's umount(8) to umount.vfat-smart, uhelper= a user's */
   mnt_optstr_append_option (&options, "helper=" VSM_UHELPER, NULL);
   mnt_optstr_append_option (&options, "uhelper=" VSM_UHELPER, NULL);
-  if (user && *user)
-    vsm_note (notes, _ ("options given win over the plan: %s"), user);
   return options;
 }
 
@@ -265,15 +249,39 @@ mount_context (const VsmMountRequest *req, const char *devnode, const char *fs_t
   return cxt;
 }
 
-/* the step between writing the knobs and recording them */
-static gboolean
-do_mount (const VsmAssessment *a, gpointer data, GError **error)
+typedef struct
 {
-  struct libmnt_context *cxt = data;
-  char buf[BUFSIZ] = { 0 };
-  int rc = mnt_context_mount (cxt);
-  int excode = mnt_context_get_excode (cxt, rc, buf, sizeof buf);
+  const VsmMountRequest *req;
+  GPtrArray *notes;
+  gboolean noted;
+} MountCall;
 
+static void note_plan (GPtrArray *notes, const VsmAssessment *a);
+
+/* the step between writing the knobs and recording them: the mount, with
+ * the real type through libmount */
+static gboolean
+do_mount (const VsmAssessment *a, const char *merged, gpointer data, GError **error)
+{
+  MountCall *call = data;
+  g_autofree char *options = utab_options (a, merged);
+  g_autofree char *user = person_options (call->req);
+  struct libmnt_context *cxt;
+  char buf[BUFSIZ] = { 0 };
+  int rc, excode;
+
+  note_plan (call->notes, a);
+  call->noted = TRUE;
+  if (*user)
+    vsm_note (call->notes, _ ("options given win over the plan: %s"), user);
+  vsm_note (call->notes, _ ("mount -t %s -o %s %s %s"), a->device->fs_type, options,
+            a->device->devnode, call->req->target);
+  cxt = mount_context (call->req, a->device->devnode, a->device->fs_type, options, error);
+  if (cxt == NULL)
+    return FALSE;
+  rc = mnt_context_mount (cxt);
+  excode = mnt_context_get_excode (cxt, rc, buf, sizeof buf);
+  mnt_free_context (cxt);
   if (excode == MNT_EX_SUCCESS)
     return TRUE;
   g_set_error_literal (error, VSM_MOUNT_ERROR, excode, *buf ? buf : _ ("mount failed"));
@@ -311,40 +319,29 @@ vsm_mount_run (const VsmMountRequest *req, GPtrArray *notes, GError **error)
 {
   g_autoptr (VsmAssessment) a = NULL;
   g_autoptr (VsmState) state = NULL;
-  g_autofree char *options = NULL;
-  const char *fs_type;
-  const VsmApplyOptions apply_options = { VSM_SOURCE_MOUNT, 0 };
-  struct libmnt_context *cxt;
+  g_autofree char *user = NULL;
+  MountCall call = { req, notes, FALSE };
   VsmOverrides o;
+  VsmMountIntent m = { req->spec, &o, NULL, req->fake };
   gboolean ok;
 
   g_return_val_if_fail (req != NULL, FALSE);
   if (!check_request (req, error) || !person_overrides (req, &o, error))
     return FALSE;
-  a = assess_request (req, &o, error);
-  if (a == NULL)
-    return FALSE;
-  fs_type = a->device->fs_type;
-  note_plan (notes, a);
-  options = mount_options (a, req, notes);
-  vsm_note (notes, _ ("mount -t %s -o %s %s %s"), fs_type, options, a->device->devnode,
-            req->target);
-  cxt = mount_context (req, a->device->devnode, fs_type, options, error);
-  if (cxt == NULL)
-    return FALSE;
-
+  user = person_options (req);
+  m.options = user;
   /* -f changes nothing; managed mounts are recorded even without knobs
    * (6.1): status shows them and why the cap is not there */
-  if (req->fake)
-    ok = do_mount (a, cxt, error);
-  else
-    ok = vsm_assessment_apply (a, &apply_options, do_mount, cxt, &state, error);
-  mnt_free_context (cxt);
+  ok = vsm_mount (&m, do_mount, &call, &a, &state, error);
+  if (a != NULL && !call.noted)
+    note_plan (notes, a);
+  /* the engine's "not FAT" is mount(8)'s failure to mount (MNT_EX_FAIL) */
   if (!ok)
     return FALSE;
-  note_knobs (notes, state);
+  if (!req->fake)
+    note_knobs (notes, state);
   syslog (LOG_INFO, "mounted %s on %s as %s, %s (class %s)", a->device->devnode, req->target,
-          fs_type, vsm_flush_mode_to_string (a->plan->flush_mode),
+          a->device->fs_type, vsm_flush_mode_to_string (a->plan->flush_mode),
           vsm_class_to_string (a->classification->klass));
   return TRUE;
 }

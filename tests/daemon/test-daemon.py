@@ -420,6 +420,23 @@ class TestDaemon(unittest.TestCase):
             self.assertIn("InvalidArgument", err, bad)
         self.assertEqual(self.prop(path, "CapBytes"), 76 * 1024 * 1024)
 
+    def test_set_options_ignoring_the_drive_restores_it(self):
+        """options whose ignore-devices name the drive: kept, and the drive is
+        restored in the same call, the knobs back and no record left"""
+        _, bdi, path = self.managed_stick()
+        knob = os.path.join(self.root, "sys/class/bdi", bdi, "strict_limit")
+        with open(knob) as f:
+            self.assertEqual(int(f.read()), 1)
+        self.start_daemon()
+        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        self.polkit_allow(["org.vfatsmart.manage"])
+        ok, err = self.call_unprivileged(path, "SetOptions", "{'ignore-devices': <['46f4:0001']>}")
+        self.assertTrue(ok, err)
+        wait_for(lambda: self.list_devices() == [], what="the object to go")
+        self.assertFalse(os.path.exists(os.path.join(self.state, bdi.replace(":", "-") + ".state")))
+        with open(knob) as f:
+            self.assertEqual(int(f.read()), 0)
+
     def record_intent(self, bdi):
         kf = GLib.KeyFile()
         kf.load_from_file(os.path.join(self.state, bdi.replace(":", "-") + ".state"),

@@ -10,11 +10,13 @@
 #include "vsm-drive-history.h"
 #include "vsm-manager.h"
 #include "vsm-paths.h"
+#include "vsm-probe.h"
 #include "vsm-rundir.h"
 #include "vsm-event.h"
 #include "vsm-udev.h"
 #include "vsm-util.h"
 
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -611,6 +613,133 @@ test_udev_change_keeps_intent (Fixture *fx, gconstpointer data)
   g_assert_cmpint (record->intent->flush_mode, ==, VSM_FLUSH_MODE_SYNC);
 }
 
+/* what vsm_mount's step was given */
+typedef struct
+{
+  guint calls;
+  char *options;
+  char *fs_type;
+  gboolean fail;
+} StepSeen;
+
+static gboolean
+record_step (const VsmAssessment *a, const char *options, gpointer data, GError **error)
+{
+  StepSeen *seen = data;
+
+  seen->calls++;
+  g_free (seen->options);
+  seen->options = g_strdup (options);
+  g_free (seen->fs_type);
+  seen->fs_type = g_strdup (a->device->fs_type);
+  if (seen->fail)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, "the mount failed");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* the partition's node in the testbed gets the bytes of a filesystem (NULL:
+ * a node of zeros): what vsm_mount reads from the superblock */
+static void
+put_filesystem (Fixture *fx, const char *node, GBytes *image)
+{
+  g_autofree char *file = g_build_filename (umockdev_testbed_get_root_dir (fx->bed), node, NULL);
+  g_autofree char *zeros = g_malloc0 (65536);
+  /* written in place: the testbed's node file keeps what makes it a block device */
+  int fd = open (file, O_WRONLY);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, zeros, 65536), ==, 65536);
+  if (image != NULL)
+    g_assert_cmpint (pwrite (fd, g_bytes_get_data (image, NULL), g_bytes_get_size (image), 0), ==,
+                     (gssize)g_bytes_get_size (image));
+  close (fd);
+}
+
+/* A hand mount is one call: the filesystem read from the device now, the
+ * person's choices planned and recorded with the mount's source, the
+ * person's options winning over the plan's in what the step mounts with; a
+ * failed step leaves no record; a dry run records nothing; a device
+ * without FAT or exFAT is refused before any step. */
+static void
+test_mount_one_call (Fixture *fx, gconstpointer data)
+{
+  const FixtureCase *c = data;
+  g_autofree char *part = find_node (c, "partition", 0);
+  g_autoptr (GBytes) fat = vsm_probe_fat12_image ();
+  const VsmOverrides chosen = { .set_class = TRUE, .klass = VSM_CLASS_USB_HDD };
+  VsmMountIntent m = { part, &chosen, "uid=1000,noatime", TRUE };
+  StepSeen seen = { 0 };
+  g_autoptr (VsmAssessment) a = NULL;
+  g_autoptr (VsmState) s = NULL;
+  g_autoptr (VsmState) record = NULL;
+  g_autoptr (GError) error = NULL;
+  gboolean ok;
+
+  put_filesystem (fx, part, fat);
+  /* a dry run (mount -f): the step, nothing recorded */
+  ok = vsm_mount (&m, record_step, &seen, &a, &s, &error);
+  g_assert_no_error (error);
+  g_assert_true (ok);
+  g_assert_cmpuint (seen.calls, ==, 1);
+  g_assert_cmpstr (seen.fs_type, ==, "vfat");
+  g_assert_null (s);
+  g_assert_nonnull (a);
+  g_assert_null (vsm_state_load (a->device->bdi, &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_NOT_MANAGED);
+  g_clear_error (&error);
+  g_clear_pointer (&a, vsm_assessment_free);
+
+  /* the mount: the options, the person's winning; the record keeps the intent */
+  m.dry_run = FALSE;
+  ok = vsm_mount (&m, record_step, &seen, &a, &s, &error);
+  g_assert_no_error (error);
+  g_assert_true (ok);
+  g_assert_cmpuint (seen.calls, ==, 2);
+  g_assert_nonnull (strstr (seen.options, "uid=1000"));
+  g_assert_nonnull (strstr (seen.options, "noatime"));
+  g_assert_null (strstr (seen.options, "relatime"));
+  g_assert_nonnull (s);
+  record = vsm_state_load (a->device->bdi, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (record->class_name, ==, "usb-hdd");
+  g_assert_nonnull (record->intent);
+  g_assert_cmpstr (record->intent->source, ==, VSM_SOURCE_MOUNT);
+  g_assert_true (record->intent->set_class);
+  g_clear_pointer (&record, vsm_state_free);
+  g_clear_pointer (&s, vsm_state_free);
+  g_clear_pointer (&a, vsm_assessment_free);
+
+  /* a failed mount: the step's error, the record as it was */
+  seen.fail = TRUE;
+  {
+    const VsmOverrides sync = { .flush_mode = VSM_FLUSH_MODE_SYNC };
+    m.overrides = &sync;
+    g_assert_false (vsm_mount (&m, record_step, &seen, &a, &s, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_FAILED);
+    g_clear_error (&error);
+    g_assert_null (s);
+    g_assert_nonnull (a);
+    record = vsm_state_load (a->device->bdi, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (record->class_name, ==, "usb-hdd");
+    g_clear_pointer (&record, vsm_state_free);
+    g_clear_pointer (&a, vsm_assessment_free);
+  }
+
+  /* no FAT on the device: refused, the step never runs */
+  seen.fail = FALSE;
+  put_filesystem (fx, part, NULL);
+  g_assert_false (vsm_mount (&m, record_step, &seen, &a, &s, &error));
+  g_assert_error (error, VSM_ERROR, VSM_ERROR_NOT_SUPPORTED);
+  g_assert_cmpuint (seen.calls, ==, 3);
+  g_assert_null (s);
+  g_free (seen.options);
+  g_free (seen.fs_type);
+}
+
 static const FixtureCase disk_event_cases[] = {
   { "6.1", "uas-hdd", "disk", 0, "uas", "usb-hdd", 5000, FALSE, TRUE, FALSE, "exfat", "UASHDD", 512,
     "UASHDD1" },
@@ -1041,6 +1170,9 @@ main (int argc, char **argv)
                       fixture_teardown);
           g_test_add (keeps, Fixture, c, fixture_setup, test_udev_change_keeps_intent,
                       fixture_teardown);
+          g_free (keeps);
+          keeps = g_strdup_printf ("/mount/%s/%s/one-call", c->kernel, c->fixture);
+          g_test_add (keeps, Fixture, c, fixture_setup, test_mount_one_call, fixture_teardown);
         }
     }
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -16,10 +16,12 @@
  *   hotplug (event)       vsm_hotplug (): a udev add or change, planned and
  *                         applied; a change re-plans from the recorded
  *                         intent. vsm_unplug (): the disk is gone
+ *   mount (disk, intent)  vsm_mount (): planned with the filesystem on the
+ *                         device now and the person's choices, the mount
+ *                         the step inside the knobs' transaction
  *   apply (disk, intent)  vsm_assessment_apply () on what vsm_assess ()
  *                         planned with a person's
- *                         choices (VsmOverrides), as VsmApplyOptions.source;
- *                         a mount is the step inside its transaction
+ *                         choices (VsmOverrides), as VsmApplyOptions.source
  *   reapply (disk, why)   vsm_reapply (), vsm_reapply_device (): plans again
  *                         from the recorded intent with new measurements
  *   unmounted (disk)      vsm_unmounted (): the knobs go back when no mount
@@ -136,9 +138,6 @@ VsmDevice *vsm_device_new_from_syspath_no_io (GUdevClient *client, const char *s
 /* The disk ("MAJ:MIN") a MAJ:MIN itself, or any device spec as above,
  * names. */
 char *vsm_bdi_of (const char *what, GError **error);
-
-/* vfat or exfat: the filesystems vfat-smart mounts */
-gboolean vsm_fs_type_is_fat (const char *fs_type);
 
 /* udev helpers must never block on a dying device: no superblock probing,
  * filesystem facts from the udev event only. */
@@ -379,17 +378,9 @@ void vsm_user_options_apply_for_kernel (const VsmUserOptions *o, VsmPolicy *poli
 char *vsm_user_options_mount_key (guint32 uid, const char *const *mount_points);
 
 gboolean vsm_user_options_remove (const char *bdi, GError **error);
-/* o saved for bdi, or the file removed when o holds nothing */
-gboolean vsm_user_options_store (const char *bdi, const VsmUserOptions *o, GError **error);
 /* The options a previous run saved for bdi (vfat-smartd restarted), NULL
  * when none; a file that cannot be trusted is removed (a warning). */
 VsmUserOptions *vsm_user_options_adopt (const char *bdi);
-
-/* The options' ignore-devices (with the admin's) match the disk at
- * disk_syspath; *which (may be NULL) gets a copy of the pattern. It may
- * read the disk's superblock. FALSE when o has no ignore-devices. */
-gboolean vsm_user_options_ignore_drive (const VsmUserOptions *o, const char *disk_syspath,
-                                        char **which);
 
 /* ---- vsm-intent ---- */
 
@@ -726,6 +717,31 @@ gboolean vsm_assessment_apply (const VsmAssessment *a, const VsmApplyOptions *op
                                VsmApplyStep step, gpointer step_data, VsmState **state,
                                GError **error);
 
+/* A mount (mount.vfat-smart): what a person asked for one device. */
+typedef struct
+{
+  const char *spec;              /* node, LABEL=, UUID=, by-* link */
+  const VsmOverrides *overrides; /* the person's choices (class, -o flush or sync); may be NULL */
+  const char *options; /* the person's -o as the kernel gets them: they win over the plan's */
+  gboolean dry_run;    /* mount -f: the mount step alone, no knob written, nothing recorded */
+} VsmMountIntent;
+
+/* The mount itself, with the options to mount with (the plan's, the
+ * person's winning over them); between the knobs and the record, as
+ * VsmApplyStep. */
+typedef gboolean (*VsmMountStep) (const VsmAssessment *a, const char *options, gpointer data,
+                                  GError **error);
+
+/* mount (disk, intent), in one call: the device's facts with the filesystem
+ * on it now (udev may not have seen it yet), planned with the person's
+ * choices, the knobs applied with step as the mount, recorded as the
+ * mount's. VSM_ERROR_NOT_SUPPORTED when the device holds neither FAT nor
+ * exFAT (nothing changed). *assessment (may be NULL) gets the plan
+ * whenever one was made, failure or not, for what a front end prints;
+ * *state the record (NULL: left alone, or a dry run). */
+gboolean vsm_mount (const VsmMountIntent *m, VsmMountStep step, gpointer data,
+                    VsmAssessment **assessment, VsmState **state, GError **error);
+
 /* Why and with what a recorded disk is planned again. */
 typedef struct
 {
@@ -734,7 +750,10 @@ typedef struct
   const char *bandwidth_source;
   VsmPolicy *policy; /* the admin's, taken over; NULL: loaded */
   /* the per-drive options in force changed (SetOptions, the mount they
-   * were set for ended): user_options (NULL: none) from now on */
+   * were set for ended): user_options (NULL: none) from now on. They are
+   * kept first (vsm_user_options_store (): what a restart adopts); when
+   * their ignore-devices match the drive, it is restored instead of
+   * planned (*state NULL, a line in notes). */
   gboolean set_user_options;
   const VsmUserOptions *user_options;
   /* a class a person chose now (vfat-smart apply --class through the
@@ -744,6 +763,8 @@ typedef struct
   /* the writeback stall fallback (vsm-stall.h): why strict_limit is
    * dropped for the drive; NULL: the plan's strict_limit */
   const char *drop_strict_limit;
+  /* may be NULL: what was done besides the plan, one line each */
+  GPtrArray *notes;
 } VsmReapply;
 
 /* the same for the disk with bdi, found by the syspath in its record */
@@ -842,10 +863,6 @@ gboolean vsm_devno_is_on_disk (dev_t devno, const char *disk_syspath);
 
 /* TRUE when libmount can read every option of optstr (no open quote). */
 gboolean vsm_options_are_valid (const char *optstr);
-
-/* Merges options (both must be valid, see above): every option in wins replaces one of the same name in
- * base; "flush", "sync" and "async" replace each other's opposite. */
-char *vsm_options_merge (const char *base, const char *wins);
 
 /* ---- vsm-pace ---- */
 
