@@ -115,6 +115,52 @@ attr_u64 (GUdevDevice *dev, const char *name)
   return n;
 }
 
+/* the same, of the device at the sysfs directory dir, read as a file */
+static char *
+file_attr_string (const char *dir, const char *name)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *v = vsm_read_attr (path, NULL);
+
+  if (v == NULL)
+    return NULL;
+  g_strstrip (v);
+  return *v ? g_steal_pointer (&v) : NULL;
+}
+
+static guint64
+file_attr_u64 (const char *dir, const char *name)
+{
+  g_autofree char *v = file_attr_string (dir, name);
+  guint64 n = 0;
+
+  return v != NULL && vsm_parse_u64 (v, &n) ? n : 0;
+}
+
+/* The nearest device directory above syspath that has the attribute name:
+ * a parent found by what only its kind has (a USB interface's
+ * bInterfaceNumber, a SCSI device's scsi_level), one test a level, where
+ * libudev would make a device, with a dozen path lookups, of every parent
+ * it passes (most of the udev helper's opens on each event). */
+static char *
+sysfs_parent_with (const char *syspath, const char *name)
+{
+  g_autofree char *dir = syspath ? g_path_get_dirname (syspath) : NULL;
+
+  while (dir != NULL && g_str_has_prefix (dir, "/sys/devices/"))
+    {
+      g_autofree char *attr = g_build_filename (dir, name, NULL);
+      char *up;
+
+      if (g_file_test (attr, G_FILE_TEST_EXISTS))
+        return g_steal_pointer (&dir);
+      up = g_path_get_dirname (dir);
+      g_free (dir);
+      dir = up;
+    }
+  return NULL;
+}
+
 static char *
 prop_string (GUdevDevice *dev, const char *name)
 {
@@ -216,15 +262,16 @@ resolve_spec (GUdevClient *client, const char *spec, GError **error)
   return dev;
 }
 
+/* iface: the sysfs directory of the disk's USB interface, NULL when it has none */
 static void
-read_usb_facts (VsmDevice *d, GUdevDevice *disk)
+read_usb_facts (VsmDevice *d, const char *iface)
 {
-  g_autoptr (GUdevDevice) iface = NULL;
-  g_autoptr (GUdevDevice) usbdev = NULL;
-  const char *driver;
+  g_autofree char *driver_link = NULL;
+  g_autofree char *driver_path = NULL;
+  g_autofree char *driver = NULL;
+  g_autofree char *usbdev = NULL;
   VsmUsbInfo *usb;
 
-  iface = g_udev_device_get_parent_with_subsystem (disk, "usb", "usb_interface");
   if (iface == NULL)
     return;
 
@@ -233,7 +280,9 @@ read_usb_facts (VsmDevice *d, GUdevDevice *disk)
 
   /* The driver link of the interface is the authority: the protocol byte
    * reads the current altsetting and can disagree. */
-  driver = g_udev_device_get_driver (iface);
+  driver_link = g_build_filename (iface, "driver", NULL);
+  driver_path = g_file_read_link (driver_link, NULL);
+  driver = driver_path ? g_path_get_basename (driver_path) : NULL;
   usb->driver = g_strdup (driver);
   if (g_strcmp0 (driver, "uas") == 0)
     d->transport = VSM_TRANSPORT_UAS;
@@ -243,26 +292,27 @@ read_usb_facts (VsmDevice *d, GUdevDevice *disk)
   else
     d->transport = VSM_TRANSPORT_USB_OTHER;
 
-  usbdev = g_udev_device_get_parent_with_subsystem (iface, "usb", "usb_device");
+  /* the interface's parent is its USB device */
+  usbdev = sysfs_parent_with (iface, "idVendor");
   if (usbdev != NULL)
     {
-      usb->vendor_id = attr_string (usbdev, "idVendor");
-      usb->product_id = attr_string (usbdev, "idProduct");
-      usb->serial = attr_string (usbdev, "serial");
-      usb->manufacturer = attr_string (usbdev, "manufacturer");
-      usb->product = attr_string (usbdev, "product");
-      usb->version = attr_string (usbdev, "version");
-      usb->speed_mbps = (guint)attr_u64 (usbdev, "speed");
+      usb->vendor_id = file_attr_string (usbdev, "idVendor");
+      usb->product_id = file_attr_string (usbdev, "idProduct");
+      usb->serial = file_attr_string (usbdev, "serial");
+      usb->manufacturer = file_attr_string (usbdev, "manufacturer");
+      usb->product = file_attr_string (usbdev, "product");
+      usb->version = file_attr_string (usbdev, "version");
+      usb->speed_mbps = (guint)file_attr_u64 (usbdev, "speed");
     }
 }
 
 static void
-read_transport (VsmDevice *d, GUdevDevice *disk)
+read_transport (VsmDevice *d, GUdevDevice *disk, const char *iface)
 {
   g_autoptr (GUdevDevice) cur = NULL;
 
   d->transport = VSM_TRANSPORT_OTHER;
-  read_usb_facts (d, disk);
+  read_usb_facts (d, iface);
   if (d->usb != NULL)
     return;
 
@@ -298,25 +348,24 @@ read_transport (VsmDevice *d, GUdevDevice *disk)
 }
 
 static void
-read_scsi_facts (VsmDevice *d, GUdevDevice *disk)
+read_scsi_facts (VsmDevice *d, GUdevDevice *disk, const char *iface)
 {
-  g_autoptr (GUdevDevice) sdev = NULL;
-  g_autoptr (GUdevDevice) iface = NULL;
-  const char *name;
+  g_autofree char *sdev = NULL;
+  g_autofree char *name = NULL;
   const char *colon;
   guint64 lun;
 
   d->lun = -1;
   d->n_luns = 1;
-  sdev = g_udev_device_get_parent_with_subsystem (disk, "scsi", "scsi_device");
+  sdev = sysfs_parent_with (g_udev_device_get_sysfs_path (disk), "scsi_level");
   if (sdev != NULL)
     {
-      name = g_udev_device_get_name (sdev); /* H:C:T:L */
-      colon = name ? strrchr (name, ':') : NULL;
+      name = g_path_get_basename (sdev); /* H:C:T:L */
+      colon = strrchr (name, ':');
       if (colon != NULL && vsm_parse_u64 (colon + 1, &lun) && lun < 256)
         d->lun = (int)lun;
-      d->vendor = attr_string (sdev, "vendor");
-      d->model = attr_string (sdev, "model");
+      d->vendor = file_attr_string (sdev, "vendor");
+      d->model = file_attr_string (sdev, "model");
     }
   if (d->vendor == NULL)
     d->vendor = prop_string (disk, "ID_VENDOR");
@@ -327,10 +376,9 @@ read_scsi_facts (VsmDevice *d, GUdevDevice *disk)
 
   /* Count the disks behind the same USB interface: a multi-LUN card reader
    * shows one disk per slot. */
-  iface = g_udev_device_get_parent_with_subsystem (disk, "usb", "usb_interface");
   if (iface != NULL)
     {
-      guint n = vsm_sysfs_count_disks_under (g_udev_device_get_sysfs_path (iface));
+      guint n = vsm_sysfs_count_disks_under (iface);
       if (n > 1)
         d->n_luns = n;
     }
@@ -399,16 +447,24 @@ vsm_sysfs_disk_partitions (const char *disk_syspath)
 {
   g_autoptr (GArray) found = g_array_new (FALSE, FALSE, sizeof (Partition));
   g_autoptr (GDir) d = disk_syspath ? g_dir_open (disk_syspath, 0, NULL) : NULL;
+  g_autofree char *disk = disk_syspath ? g_path_get_basename (disk_syspath) : NULL;
   GPtrArray *out;
   const char *name;
 
-  /* a child directory with a "partition" file (its number), read once */
+  /* a child directory with a "partition" file (its number), read once. The
+   * kernel names a partition after its disk (sdc1, mmcblk0p1: the disk's
+   * name, "p" after a digit, the number): only those are tried, not the
+   * disk's two dozen attributes */
   while (d != NULL && (name = g_dir_read_name (d)) != NULL)
     {
-      g_autofree char *path = g_build_filename (disk_syspath, name, NULL);
-      g_autofree char *number = g_build_filename (path, "partition", NULL);
+      g_autofree char *path = NULL;
+      g_autofree char *number = NULL;
       Partition p = { 0, NULL };
 
+      if (!g_str_has_prefix (name, disk) || !g_ascii_isdigit (name[strlen (name) - 1]))
+        continue;
+      path = g_build_filename (disk_syspath, name, NULL);
+      number = g_build_filename (path, "partition", NULL);
       if (!vsm_read_u64 (number, &p.number, NULL))
         continue;
       p.path = g_steal_pointer (&path);
@@ -608,6 +664,7 @@ device_new (GUdevClient *client, GUdevDevice *udev, const char *spec, gboolean n
   g_autoptr (GUdevDevice) disk = NULL;
   const char *devtype = g_udev_device_get_devtype (udev);
   g_autoptr (GPtrArray) partitions = NULL;
+  g_autofree char *iface = NULL;
 
   if (g_strcmp0 (g_udev_device_get_subsystem (udev), "block") != 0)
     {
@@ -635,8 +692,10 @@ device_new (GUdevClient *client, GUdevDevice *udev, const char *spec, gboolean n
 
   read_disk_identity (d, disk);
 
-  read_transport (d, disk);
-  read_scsi_facts (d, disk);
+  /* looked up once: each lookup walks the parents from the disk up */
+  iface = sysfs_parent_with (g_udev_device_get_sysfs_path (disk), "bInterfaceNumber");
+  read_transport (d, disk, iface);
+  read_scsi_facts (d, disk, iface);
 
   read_queue_facts (d, disk);
   partitions = vsm_sysfs_disk_partitions (g_udev_device_get_sysfs_path (disk));
