@@ -11,13 +11,7 @@ export LC_ALL=C.UTF-8
 
 VS=$1
 SCHEMAS=$2
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-# check WHAT 'CONDITION': the whole condition (with its && and !) decides
-check() { local what=$1; shift; if eval "$1"; then ok "$what"; else not_ok "$what"; fi; }
-json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # no byte of a C0 control (but newline), DEL or a C1 control (raw or as UTF-8)
 noctl() {
   python3 -c "
@@ -32,10 +26,10 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 work=$(mktemp -d)
-loop= made_node=
+loop=
 cleanup() {
   [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
-  [ -n "$made_node" ] && rm -f "$made_node"
+  for m in "${made_nodes[@]}"; do rm -f "$m"; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -50,14 +44,7 @@ as_nobody() { env -u VFAT_SMART_STATE_DIR setpriv --reuid=65534 --regid=65534 --
 truncate -s 64M "$work/img"
 echo 'type=c' | sfdisk -q "$work/img" > /dev/null
 loop=$(losetup -f --show -P "$work/img")
-part=${loop}p1
-for _ in 1 2 3 4 5; do [ -b "$part" ] && break; sleep 0.2; done
-[ -b "$part" ] || partx -a "$loop" 2>/dev/null
-for _ in 1 2 3 4 5; do [ -b "$part" ] && break; sleep 0.2; done
-if [ ! -b "$part" ]; then
-  IFS=: read -r pmaj pmin < /sys/block/"${loop#/dev/}"/"${part#/dev/}"/dev
-  mknod "$part" b "$pmaj" "$pmin" && made_node=$part
-fi
+partition_of "$loop"; part=$REPLY
 # an exFAT label with U+009B (CSI) and U+009D (OSC)
 mkfs.exfat -L "$(printf 'A\302\233B\302\235C')" "$part" > /dev/null
 
@@ -65,62 +52,62 @@ echo "1..17"
 
 # --- JSON: no raw C1 control, numbers as numbers
 "$VS" classify --json "$part" > "$work/json" 2>&1
-check "classify --json: valid, no raw C1 control from the label" \
+check_that "classify --json: valid, no raw C1 control from the label" \
   'python3 -c "import json, sys; json.load(open(sys.argv[1], encoding=\"utf-8\"))" "$work/json"'
-check "... no raw control byte at all, the label escaped as \\u009b" \
+check_that "... no raw control byte at all, the label escaped as \\u009b" \
   'noctl "$work/json" && grep -qF "\\u009b" "$work/json"'
 out=$("$VS" plan --json --class usb-stick "$part")
-check "plan --json: knob values are JSON numbers" \
+check_that "plan --json: knob values are JSON numbers" \
   '[ "$(echo "$out" | json "type(d[\"knobs\"][\"strict_limit\"]).__name__, type(d[\"knobs\"][\"max_bytes\"]).__name__")" = "int int" ]'
 
 # --- arguments echoed in messages: never a raw escape
 "$VS" classify --class "$(printf '\033]0;X\007')" "$part" > "$work/out" 2>&1; rc=$?
-check "classify --class ESC]0;X BEL: usage error (2), nothing raw echoed" \
+check_that "classify --class ESC]0;X BEL: usage error (2), nothing raw echoed" \
   '[ $rc = 2 ] && noctl "$work/out"'
 "$VS" classify "$(printf -- '--\033[2Jbogus')" "$part" > "$work/out" 2>&1; rc=$?
-check "an unknown option with ESC: usage error (2), nothing raw echoed" \
+check_that "an unknown option with ESC: usage error (2), nothing raw echoed" \
   '[ $rc = 2 ] && noctl "$work/out"'
 "$VS" "$(printf 'cl\033[31massify')" > "$work/out" 2>&1; rc=$?
-check "an unknown command with ESC: usage error (2), nothing raw echoed" \
+check_that "an unknown command with ESC: usage error (2), nothing raw echoed" \
   '[ $rc = 2 ] && noctl "$work/out"'
 "$VS" status "$(printf '/dev/\033[2Jno-such')" > "$work/out" 2>&1; rc=$?
-check "status PATH-WITH-ESC: no such device (3), nothing raw echoed" \
+check_that "status PATH-WITH-ESC: no such device (3), nothing raw echoed" \
   '[ $rc = 3 ] && noctl "$work/out"'
 mkdir -p "$VFAT_SMART_STATE_DIR" && chmod 0755 "$VFAT_SMART_STATE_DIR"
 "$VS" forget "$(printf '\033[2J.state')" > "$work/out" 2>&1; rc=$?
-check "forget ESC[2J.state: nothing raw echoed" \
+check_that "forget ESC[2J.state: nothing raw echoed" \
   'noctl "$work/out"'
-check "... a record that does not exist: exit 8, said so" \
+check_that "... a record that does not exist: exit 8, said so" \
   '[ $rc = 8 ] && ! grep -q "^Forgotten" "$work/out"'
 "$VS" forget 7-250.state > "$work/out" 2>&1; rc=$?
-check "forget of a missing FILE.state: exit 8" \
+check_that "forget of a missing FILE.state: exit 8" \
   '[ $rc = 8 ] && grep -q "nothing is recorded" "$work/out"'
 
 # --- needs root: said first, exit 5, before the state directory is looked at
 as_nobody "$VS" restore --all > "$work/out" 2>&1; rc=$?
-check "restore --all without root: exit 5, needs root" \
+check_that "restore --all without root: exit 5, needs root" \
   '[ $rc = 5 ] && grep -q "needs root" "$work/out"'
 as_nobody "$VS" forget 7-250.state > "$work/out" 2>&1; rc=$?
-check "forget without root: exit 5, needs root" \
+check_that "forget without root: exit 5, needs root" \
   '[ $rc = 5 ] && grep -q "needs root" "$work/out"'
 as_nobody "$VS" probe --cache-dir "$work/no-cache" > "$work/out" 2>&1; rc=$?
-check "probe without root: exit 5, needs root" \
+check_that "probe without root: exit 5, needs root" \
   '[ $rc = 5 ] && grep -q "needs root" "$work/out"'
 
 # --- global options before the command
 out=$("$VS" --json classify "$part" 2>&1); rc=$?
-check "vfat-smart --json classify DEVICE: works" \
+check_that "vfat-smart --json classify DEVICE: works" \
   '[ $rc = 0 ] && [ "$(echo "$out" | json "d[\"device\"]")" = "$part" ]'
 "$VS" --help > "$work/out"
-check "the usage line shows the form that works" \
+check_that "the usage line shows the form that works" \
   'grep -q "Usage: vfat-smart \[--json\] COMMAND" "$work/out"'
 
 # --- no system bus: say what is missing and what to do
 timeout 20 "$VS" watch --once > "$work/out" 2>&1; rc=$?
-check "watch without a system bus: names the bus, not a raw socket error" \
+check_that "watch without a system bus: names the bus, not a raw socket error" \
   '[ $rc != 0 ] && [ $rc != 124 ] && grep -q "system bus" "$work/out" && ! grep -q "Could not connect" "$work/out"'
 timeout 20 "$VS" agent > "$work/out" 2>&1; rc=$?
-check "agent without a system bus: names the bus, not a raw socket error" \
+check_that "agent without a system bus: names the bus, not a raw socket error" \
   '[ $rc != 0 ] && [ $rc != 124 ] && grep -q "system bus" "$work/out" && ! grep -q "Could not connect" "$work/out"'
 
 [ "$failed" = 0 ]

@@ -43,7 +43,7 @@ new_stick() {
   losetup -f --show -P "$work/$1"
 }
 loop=$(new_stick img)
-part=$(partition_of "$loop")
+partition_of "$loop"; part=$REPLY
 mkfs.vfat -F 32 "$part" > /dev/null
 loop2=$(new_stick img2)
 bdi=$(cat /sys/block/"${loop#/dev/}"/dev)

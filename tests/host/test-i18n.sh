@@ -16,13 +16,7 @@ VS=$1
 SCHEMAS=$2
 MO_DIR=$3
 LOCALEDIR=$4
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-# check WHAT 'CONDITION': the whole condition (with its && and !) decides
-check() { local what=$1; shift; if eval "$1"; then ok "$what"; else not_ok "$what"; fi; }
-json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # every "Label:   value" line (and every continuation of one) has its value
 # in one column, counted in characters
 aligned() {
@@ -57,11 +51,11 @@ if [ ! -d "$LOCALEDIR" ]; then
 fi
 
 work=$(mktemp -d)
-loop= made_node=
+loop=
 cleanup() {
   [ -n "$loop" ] && "$VS" restore --all >/dev/null 2>&1
   [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
-  [ -n "$made_node" ] && rm -f "$made_node"
+  for m in "${made_nodes[@]}"; do rm -f "$m"; done
   rm -rf "$work"
   [ -z "$made_dir" ] || rm -r "$made_dir"
 }
@@ -83,52 +77,45 @@ de() {
 truncate -s 64M "$work/img"
 echo 'type=c' | sfdisk -q "$work/img" >/dev/null
 loop=$(losetup -f --show -P "$work/img")
-part=${loop}p1
-for _ in 1 2 3 4 5; do [ -b "$part" ] && break; sleep 0.2; done
-[ -b "$part" ] || partx -a "$loop" 2>/dev/null
-for _ in 1 2 3 4 5; do [ -b "$part" ] && break; sleep 0.2; done
-if [ ! -b "$part" ]; then
-  IFS=: read -r pmaj pmin < /sys/block/"${loop#/dev/}"/"${part#/dev/}"/dev
-  mknod "$part" b "$pmaj" "$pmin" && made_node=$part
-fi
+partition_of "$loop"; part=$REPLY
 mkfs.vfat -n I18N "$part" >/dev/null
 
 echo "1..12"
 
 # --- German columns
 de plan --class usb-stick "$part" > "$work/plan" 2>&1
-check "plan in German: German labels" 'grep -q "^Warum:" "$work/plan"'
-check "... every value in one column" 'aligned "$work/plan"'
-check "... enum words stay English (class, flush mode)" \
+check_that "plan in German: German labels" 'grep -q "^Warum:" "$work/plan"'
+check_that "... every value in one column" 'aligned "$work/plan"'
+check_that "... enum words stay English (class, flush mode)" \
   'grep -Eq "^Klasse: +usb-stick$" "$work/plan" && grep -Eq "^Flush-Modus: +dirty-cap$" "$work/plan"'
 de classify "$part" > "$work/classify" 2>&1
-check "classify in German: every value in one column" 'aligned "$work/classify"'
+check_that "classify in German: every value in one column" 'aligned "$work/classify"'
 
 # --- recorded in German, read in C
 de apply --class usb-stick "$part" > /dev/null 2>&1
 "$VS" status "$part" > "$work/status-c" 2>&1
-check "apply in German, status in C: the reasons in English" \
+check_that "apply in German, status in C: the reasons in English" \
   'grep -q "^    - usb-stick: cheap sticks stall" "$work/status-c" && grep -q "^    - dirty cap " "$work/status-c" && ! grep -q "Obergrenze" "$work/status-c"'
-check "... the record's reasons (for older readers) in English" \
+check_that "... the record's reasons (for older readers) in English" \
   'grep -q "^reasons=usb-stick: cheap sticks stall" "$VFAT_SMART_STATE_DIR"/*.state'
 de status --json "$part" > "$work/json" 2>&1
-check "status --json in German: reasons in English, with their ids" \
+check_that "status --json in German: reasons in English, with their ids" \
   '[ "$(json "d[\"devices\"][0][\"reasons\"][0][:22], d[\"devices\"][0][\"reason_ids\"][0][\"id\"]" < "$work/json")" = "usb-stick: cheap stick %s: %s" ]'
 de status "$part" > "$work/status-de" 2>&1
-check "status in German: the reasons in German" \
+check_that "status in German: the reasons in German" \
   'grep -q "^    - Obergrenze " "$work/status-de"'
-check "... every value in one column" 'aligned "$work/status-de"'
-check "... enum words stay English" \
+check_that "... every value in one column" 'aligned "$work/status-de"'
+check_that "... enum words stay English" \
   'grep -Eq "^  Klasse: +usb-stick, " "$work/status-de" && grep -Eq "^  Flush-Modus: +dirty-cap " "$work/status-de"'
 
 # --- recorded in C, read in German
 "$VS" restore --all > /dev/null 2>&1
 "$VS" apply --class usb-stick "$part" > /dev/null 2>&1
 de status "$part" > "$work/status-de" 2>&1
-check "apply in C, status in German: the reasons in German" \
+check_that "apply in C, status in German: the reasons in German" \
   'grep -q "^    - Obergrenze " "$work/status-de" && ! grep -q "^    - dirty cap " "$work/status-de"'
 "$VS" status "$part" > "$work/status-c" 2>&1
-check "... and in English in C" 'grep -q "^    - dirty cap " "$work/status-c"'
+check_that "... and in English in C" 'grep -q "^    - dirty cap " "$work/status-c"'
 
 
 [ "$failed" = 0 ]

@@ -9,12 +9,7 @@ export LC_ALL=C.UTF-8
 VS=$1
 SCHEMAS=$2
 MH=$3
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
-json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
   echo "1..0 # SKIP needs root for loop devices and BDI knobs (CI runs as root)"
@@ -24,11 +19,10 @@ fi
 work=$(mktemp -d)
 loop=
 mnt=
-made_node=
 cleanup() {
   [ -n "$mnt" ] && umount "$mnt" 2>/dev/null
   [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
-  [ -n "$made_node" ] && rm -f "$made_node"
+  for m in "${made_nodes[@]}"; do rm -f "$m"; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -44,16 +38,7 @@ keyfile=$XDG_CONFIG_HOME/glib-2.0/settings/keyfile
 truncate -s 64M "$work/img"
 echo 'type=c' | sfdisk -q "$work/img" >/dev/null
 loop=$(losetup -f --show -P "$work/img")
-part=${loop}p1
-for _ in 1 2 3 4 5; do [ -b "$part" ] && break; sleep 0.2; done
-[ -b "$part" ] || partx -a "$loop" 2>/dev/null   # the partition scan can miss here
-for _ in 1 2 3 4 5; do [ -b "$part" ] && break; sleep 0.2; done
-made_node=
-if [ ! -b "$part" ]; then
-  # no udevd and no devtmpfs here: make the node the kernel announced
-  IFS=: read -r pmaj pmin < /sys/block/"${loop#/dev/}"/"${part#/dev/}"/dev
-  mknod "$part" b "$pmaj" "$pmin" && made_node=$part
-fi
+partition_of "$loop"; part=$REPLY
 mkfs.vfat -n LOOPTEST "$part" >/dev/null
 bdi=$(cat /sys/block/"${loop#/dev/}"/dev)
 knob() { cat /sys/class/bdi/"$bdi"/"$1"; }

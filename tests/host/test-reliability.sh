@@ -39,7 +39,7 @@ S=$VFAT_SMART_STATE_DIR
 truncate -s 64M "$work/img"
 echo 'type=c' | sfdisk -q "$work/img" > /dev/null
 loop=$(losetup -f --show -P "$work/img")
-part=$(partition_of "$loop")
+partition_of "$loop"; part=$REPLY
 mkfs.vfat -F 32 "$part" > /dev/null
 bdi=$(cat /sys/block/"${loop#/dev/}"/dev)
 knob() { cat /sys/class/bdi/"$bdi"/"$1"; }
@@ -151,7 +151,7 @@ check "... and the record still says usb-ssd" grep -q '^class=usb-ssd' "$S/${bdi
 truncate -s 64M "$work/img2"
 echo 'type=c' | sfdisk -q "$work/img2" > /dev/null
 loop2=$(losetup -f --show -P "$work/img2")
-part2=$(partition_of "$loop2")
+partition_of "$loop2"; part2=$REPLY
 mkfs.vfat -F 32 "$part2" > /dev/null
 # the boot sector's volume label (FAT32: offset 71, 11 bytes)
 printf '\033[2J\033[31mX\377' | dd of="$part2" bs=1 seek=71 conv=notrunc status=none
