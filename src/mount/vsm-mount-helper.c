@@ -252,6 +252,7 @@ mount_context (const VsmMountRequest *req, const char *devnode, const char *fs_t
 typedef struct
 {
   const VsmMountRequest *req;
+  const char *user; /* person_options () */
   GPtrArray *notes;
   gboolean noted;
 } MountCall;
@@ -265,15 +266,14 @@ do_mount (const VsmAssessment *a, const char *merged, gpointer data, GError **er
 {
   MountCall *call = data;
   g_autofree char *options = utab_options (a, merged);
-  g_autofree char *user = person_options (call->req);
   struct libmnt_context *cxt;
   char buf[BUFSIZ] = { 0 };
   int rc, excode;
 
   note_plan (call->notes, a);
   call->noted = TRUE;
-  if (*user)
-    vsm_note (call->notes, _ ("options given win over the plan: %s"), user);
+  if (*call->user)
+    vsm_note (call->notes, _ ("options given win over the plan: %s"), call->user);
   vsm_note (call->notes, _ ("mount -t %s -o %s %s %s"), a->device->fs_type, options,
             a->device->devnode, call->req->target);
   cxt = mount_context (call->req, a->device->devnode, a->device->fs_type, options, error);
@@ -320,7 +320,7 @@ vsm_mount_run (const VsmMountRequest *req, GPtrArray *notes, GError **error)
   g_autoptr (VsmAssessment) a = NULL;
   g_autoptr (VsmState) state = NULL;
   g_autofree char *user = NULL;
-  MountCall call = { req, notes, FALSE };
+  MountCall call = { req, NULL, notes, FALSE };
   VsmOverrides o;
   VsmMountIntent m = { req->spec, &o, NULL, req->fake };
   gboolean ok;
@@ -329,7 +329,7 @@ vsm_mount_run (const VsmMountRequest *req, GPtrArray *notes, GError **error)
   if (!check_request (req, error) || !person_overrides (req, &o, error))
     return FALSE;
   user = person_options (req);
-  m.options = user;
+  m.options = call.user = user;
   /* -f changes nothing; managed mounts are recorded even without knobs
    * (6.1): status shows them and why the cap is not there */
   ok = vsm_mount (&m, do_mount, &call, &a, &state, error);
@@ -338,8 +338,7 @@ vsm_mount_run (const VsmMountRequest *req, GPtrArray *notes, GError **error)
   /* the engine's "not FAT" is mount(8)'s failure to mount (MNT_EX_FAIL) */
   if (!ok)
     return FALSE;
-  if (!req->fake)
-    note_knobs (notes, state);
+  note_knobs (notes, state);
   syslog (LOG_INFO, "mounted %s on %s as %s, %s (class %s)", a->device->devnode, req->target,
           a->device->fs_type, vsm_flush_mode_to_string (a->plan->flush_mode),
           vsm_class_to_string (a->classification->klass));
