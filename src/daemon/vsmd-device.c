@@ -330,7 +330,6 @@ vsmd_device_retire (VsmdDevice *d)
 
 typedef struct
 {
-  char *syspath;
   char *bdi;
   char *reason;
   VsmPolicy *policy;
@@ -346,7 +345,6 @@ typedef struct
 static void
 job_free (Job *j)
 {
-  g_free (j->syspath);
   g_free (j->bdi);
   g_free (j->reason);
   g_free (j->drop_strict_limit);
@@ -480,7 +478,6 @@ vsmd_device_start_job (VsmdDevice *d, VsmdJobKind kind, const char *reason,
   task = g_task_new (d, NULL, job_done, inv ? g_object_ref (inv) : NULL);
   j = g_new0 (Job, 1);
   d->applying = TRUE;
-  j->syspath = g_strdup (d->disk_syspath);
   j->bdi = g_strdup (d->bdi);
   /* the admin's policy for this drive; the options in force are the
    * record's intent, replaced when they changed */
