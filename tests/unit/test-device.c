@@ -670,6 +670,7 @@ test_mount_one_call (Fixture *fx, gconstpointer data)
   g_autofree char *part = find_node (c, "partition", 0);
   g_autoptr (GBytes) fat = vsm_probe_fat12_image ();
   const VsmOverrides chosen = { .set_class = TRUE, .klass = VSM_CLASS_USB_HDD };
+  const VsmOverrides sync = { .flush_mode = VSM_FLUSH_MODE_SYNC };
   VsmMountIntent m = { part, &chosen, "uid=1000,noatime", TRUE };
   StepSeen seen = { 0 };
   g_autoptr (VsmAssessment) a = NULL;
@@ -714,20 +715,17 @@ test_mount_one_call (Fixture *fx, gconstpointer data)
 
   /* a failed mount: the step's error, the record as it was */
   seen.fail = TRUE;
-  {
-    const VsmOverrides sync = { .flush_mode = VSM_FLUSH_MODE_SYNC };
-    m.overrides = &sync;
-    g_assert_false (vsm_mount (&m, record_step, &seen, &a, &s, &error));
-    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_FAILED);
-    g_clear_error (&error);
-    g_assert_null (s);
-    g_assert_nonnull (a);
-    record = vsm_state_load (a->device->bdi, &error);
-    g_assert_no_error (error);
-    g_assert_cmpstr (record->class_name, ==, "usb-hdd");
-    g_clear_pointer (&record, vsm_state_free);
-    g_clear_pointer (&a, vsm_assessment_free);
-  }
+  m.overrides = &sync;
+  g_assert_false (vsm_mount (&m, record_step, &seen, &a, &s, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_FAILED);
+  g_clear_error (&error);
+  g_assert_null (s);
+  g_assert_nonnull (a);
+  record = vsm_state_load (a->device->bdi, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (record->class_name, ==, "usb-hdd");
+  g_clear_pointer (&record, vsm_state_free);
+  g_clear_pointer (&a, vsm_assessment_free);
 
   /* no FAT on the device: refused, the step never runs */
   seen.fail = FALSE;
