@@ -645,7 +645,8 @@ record_step (const VsmAssessment *a, const char *options, gpointer data, GError 
 static void
 put_filesystem (Fixture *fx, const char *node, GBytes *image)
 {
-  g_autofree char *file = g_build_filename (umockdev_testbed_get_root_dir (fx->bed), node, NULL);
+  g_autofree char *root = umockdev_testbed_get_root_dir (fx->bed);
+  g_autofree char *file = g_build_filename (root, node, NULL);
   g_autofree char *zeros = g_malloc0 (65536);
   /* written in place: the testbed's node file keeps what makes it a block device */
   int fd = open (file, O_WRONLY);
