@@ -70,6 +70,8 @@ vsm_device_free (VsmDevice *d)
   g_free (d->fs_uuid);
   g_free (d->fs_version);
   g_free (d->disk_fs_uuid);
+  g_free (d->disk_fs_type);
+  g_free (d->disk_fs_label);
   g_free (d);
 }
 
@@ -490,12 +492,14 @@ is_mounted (GPtrArray *mounts, GUdevDevice *partition)
 
 /* The FAT filesystem that names a partitioned disk (the udev helper and a
  * front end given the partition name the drive by it): the mounted one,
- * else the first (from udev's database: no I/O on the drive). */
-static char *
-disk_fs_uuid (GUdevClient *client, GUdevDevice *disk, GPtrArray *partitions)
+ * else the first with a UUID; its type and label, else the first FAT
+ * partition's (from udev's database: no I/O on the drive; one query a
+ * partition, each a dozen path lookups in libudev) */
+static void
+read_disk_fs (VsmDevice *d, GUdevClient *client, GUdevDevice *disk, GPtrArray *partitions)
 {
   g_autoptr (GPtrArray) mounts = NULL;
-  g_autofree char *first = NULL;
+  g_autoptr (GUdevDevice) named = NULL, first_fat = NULL;
 
   for (guint i = 0; i < partitions->len; i++)
     {
@@ -503,17 +507,32 @@ disk_fs_uuid (GUdevClient *client, GUdevDevice *disk, GPtrArray *partitions)
         g_udev_client_query_by_sysfs_path (client, g_ptr_array_index (partitions, i));
       const char *uuid = p ? g_udev_device_get_property (p, "ID_FS_UUID") : NULL;
 
-      if (uuid == NULL || *uuid == '\0' ||
-          !vsm_fs_type_is_fat (g_udev_device_get_property (p, "ID_FS_TYPE")))
+      if (p == NULL || !vsm_fs_type_is_fat (g_udev_device_get_property (p, "ID_FS_TYPE")))
+        continue;
+      if (first_fat == NULL)
+        first_fat = g_object_ref (p);
+      if (uuid == NULL || *uuid == '\0')
         continue;
       if (mounts == NULL)
         mounts = vsm_mounts_for_disk (g_udev_device_get_sysfs_path (disk));
       if (is_mounted (mounts, p))
-        return g_strdup (uuid);
-      if (first == NULL)
-        first = g_strdup (uuid);
+        {
+          g_clear_object (&named);
+          named = g_steal_pointer (&p);
+          break;
+        }
+      if (named == NULL)
+        named = g_steal_pointer (&p);
     }
-  return g_steal_pointer (&first);
+  if (named != NULL)
+    d->disk_fs_uuid = g_strdup (g_udev_device_get_property (named, "ID_FS_UUID"));
+  if (named == NULL)
+    named = g_steal_pointer (&first_fat);
+  if (named != NULL)
+    {
+      d->disk_fs_type = g_strdup (g_udev_device_get_property (named, "ID_FS_TYPE"));
+      d->disk_fs_label = g_strdup (g_udev_device_get_property (named, "ID_FS_LABEL"));
+    }
 }
 
 static gboolean probing_disabled;
@@ -702,7 +721,7 @@ device_new (GUdevClient *client, GUdevDevice *udev, const char *spec, gboolean n
   d->n_partitions = partitions->len;
   read_filesystem (d, udev, no_io);
   if (!d->is_partition && d->fs_uuid == NULL)
-    d->disk_fs_uuid = disk_fs_uuid (client, disk, partitions);
+    read_disk_fs (d, client, disk, partitions);
   d->superfloppy =
     vsm_device_is_superfloppy (d, g_udev_device_get_property (disk, "ID_PART_TABLE_TYPE"));
 

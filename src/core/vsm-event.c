@@ -36,47 +36,19 @@ vsm_udev_device_from_event (VsmDevice *d, const char *const *envp)
     vsm_device_is_superfloppy (d, g_environ_getenv ((char **)envp, "ID_PART_TABLE_TYPE"));
 }
 
-/* the FAT partition of the disk in udev's database: the one whose UUID
- * names the disk (vsm-device.c: mounted, else the first), else the first */
-static GUdevDevice *
-fat_partition (GUdevClient *client, const VsmDevice *d)
-{
-  g_autoptr (GPtrArray) partitions = vsm_sysfs_disk_partitions (d->syspath);
-  GUdevDevice *first = NULL;
-
-  for (guint i = 0; i < partitions->len; i++)
-    {
-      g_autoptr (GUdevDevice) p =
-        g_udev_client_query_by_sysfs_path (client, g_ptr_array_index (partitions, i));
-
-      if (p == NULL || !vsm_fs_type_is_fat (g_udev_device_get_property (p, "ID_FS_TYPE")))
-        continue;
-      if (d->disk_fs_uuid &&
-          g_strcmp0 (g_udev_device_get_property (p, "ID_FS_UUID"), d->disk_fs_uuid) == 0)
-        {
-          g_clear_object (&first);
-          return g_steal_pointer (&p);
-        }
-      if (first == NULL)
-        first = g_steal_pointer (&p);
-    }
-  return first;
-}
-
 void
-vsm_udev_disk_fs_facts (GUdevClient *client, VsmDevice *d)
+vsm_udev_disk_fs_facts (VsmDevice *d)
 {
-  g_autoptr (GUdevDevice) p = NULL;
   g_autoptr (VsmState) s = NULL;
 
   if (d->is_partition || d->fs_type != NULL || d->syspath == NULL)
     return;
-  p = fat_partition (client, d);
-  if (p != NULL)
+  /* the FAT partition the device's facts found in udev's database */
+  if (d->disk_fs_type != NULL)
     {
-      d->fs_type = g_strdup (g_udev_device_get_property (p, "ID_FS_TYPE"));
+      d->fs_type = g_strdup (d->disk_fs_type);
       g_free (d->fs_label);
-      d->fs_label = g_strdup (g_udev_device_get_property (p, "ID_FS_LABEL"));
+      d->fs_label = g_strdup (d->disk_fs_label);
       return;
     }
   /* the partitions' events may not have run yet (at the plug) or their
@@ -329,7 +301,7 @@ event_device (const char *syspath, const char *const *envp, VsmOverrides *o, GPt
   if (d == NULL)
     return NULL;
   vsm_udev_device_from_event (d, envp);
-  vsm_udev_disk_fs_facts (client, d);
+  vsm_udev_disk_fs_facts (d);
   if (!vsm_udev_class_from_event (envp, o))
     vsm_note (notes, "%s: VFAT_SMART_CLASS is not a class; ignored", syspath);
   return d;

@@ -18,12 +18,13 @@ void vsm_udev_device_from_event (VsmDevice *device, const char *const *envp);
 
 /* A whole-disk event of a partitioned disk has no ID_FS_* of its own
  * (any tool that opens the disk for writing and closes it causes one): the
- * facts of the FAT or exFAT file system on it, from udev's database of its
- * partitions (the one that names the disk: the mounted one, else the
- * first), else what the disk's record knows. Without them such an event
+ * facts of the FAT or exFAT file system on it, as the device's facts read
+ * them from udev's database of its partitions (VsmDevice.disk_fs_type: the
+ * one that names the disk, the mounted one, else the first), else what the
+ * disk's record knows. Without them such an event
  * re-plans the disk as holding no file system and its record loses the
  * partition's. Nothing is read from the drive. */
-void vsm_udev_disk_fs_facts (GUdevClient *client, VsmDevice *device);
+void vsm_udev_disk_fs_facts (VsmDevice *device);
 
 /* A class an earlier rule chose for the drive, as a person's choice
  * (ENV{VFAT_SMART_CLASS}="usb-hdd" before 61-vfat-smart.rules): sets

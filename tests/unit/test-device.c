@@ -532,7 +532,7 @@ disk_event (Fixture *fx)
   d = vsm_device_new_from_udev (fx->client, disk, NULL, &error);
   g_assert_no_error (error);
   vsm_udev_device_from_event (d, envp);
-  vsm_udev_disk_fs_facts (fx->client, d);
+  vsm_udev_disk_fs_facts (d);
   a = vsm_assess_device (d, policy_default (), NULL);
   g_assert_true (vsm_assessment_apply (a, &test_options, NULL, NULL, &s, &error));
   g_assert_no_error (error);

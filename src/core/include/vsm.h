@@ -121,6 +121,10 @@ typedef struct
    * the drive (vsm_drive_identity): its mounted FAT partition's, else its
    * first FAT partition's; NULL for a partition or a superfloppy */
   char *disk_fs_uuid;
+  /* the same disk: the type and label of that FAT partition, else of its
+   * first FAT partition (from udev's database) */
+  char *disk_fs_type;
+  char *disk_fs_label;
 } VsmDevice;
 
 void vsm_device_free (VsmDevice *device);
