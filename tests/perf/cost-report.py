@@ -33,9 +33,12 @@ def main():
              statistics.median(vs["cpu_ms"]) - statistics.median(v["cpu_ms"])))
     print()
     d = c["daemon"]
+    split = (" (user %.2f s, system %.2f s)" % (d["daemon_user_s"], d["daemon_system_s"])
+             if "daemon_user_s" in d else "")
     print("vfat-smartd while a copy of %d MiB ran (mounted by labuser through udisks) and until the "
-          "drive held no dirty data: %.2f s of CPU over %.1f s (cp returned after %.1f s): %.1f %% of one CPU."
-          % (d["copy_mib"], d["daemon_cpu_s"], d["until_clean_s"], d["cp_s"], 100 * d["share_of_one_cpu"]))
+          "drive held no dirty data: %.2f s of CPU%s over %.1f s (cp returned after %.1f s): %.1f %% of one CPU."
+          % (d["copy_mib"], d["daemon_cpu_s"], split, d["until_clean_s"], d["cp_s"],
+             100 * d["share_of_one_cpu"]))
 
 
 if __name__ == "__main__":
