@@ -1301,9 +1301,17 @@ def kernel7x(cells, results_dir):
                                   "" if prof == "cheap-stick" else " --stick-profile " + prof, prof,
                                   "; ".join("`%s` (%s)" % (s, "; ".join(runs_txt(results_dir, s)))
                                             for s in sorted({r["source"] for r in clean + yank}))))
+            # one guest may fill two directories (--mode both): its host line once
+            seen = {}
             for s in sorted({r["source"] for r in clean + yank}):
                 for line in host_notes(results_dir, s):
-                    p(line + "\n")
+                    key = line.split("`", 2)[-1] if line.startswith("**Host during") else line
+                    seen.setdefault(key, []).append((s, line))
+            for key, xs in seen.items():
+                if len(xs) > 1 and xs[0][1].startswith("**Host during"):
+                    p("**Host during %s" % ", ".join("`%s`" % s for s, _ in xs) + key + "\n")
+                else:
+                    p(xs[0][1] + "\n")
             if clean:
                 st = [r for r in clean if r["config"] == "stock"]
                 p("| config | runs | close returns (wall) s | spread | ratio to stock | dirty + writeback at close MiB | clean after close s | device busy s |")
