@@ -1116,15 +1116,16 @@ def boot_run(p, results_dir, series, name):
           "closes the file once writer B has appended 16 MiB; **bounded** = A's close() returned at least 3 s "
           "before B's last write (with dd: before dd exited, its own close() included). **B** = how B appends "
           "and the dirty limits of the run. Raw lines: `kernel/results/%s/two-writers.jsonl`.\n" % name)
-        p("| B | fat module | runs | A's close() s | file at close -> after close() MiB | B's appending s | B still writing after A's close() s | B's own close() s | umount s | verdict |")
-        p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        p("| B | fat module | runs | A's close() began after B's first write s | A's close() s | file at close -> after close() MiB | B's appending s | B still writing after A's close() s | B's own close() s | umount s | verdict |")
+        p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 
         def how(r):
             if r.get("b_mbps") is None or r.get("b_dd"):
                 return "dd, %s MiB as fast as the kernel lets it; dirty_bytes %s MiB, background %s MiB" % (
                     r.get("append_mib", 512), r.get("dirty_mib", 64), r.get("background_mib", 48))
-            return "%s MiB at %g MB/s; dirty_bytes %s MiB, background %s MiB" % (
-                r["append_mib"], r["b_mbps"], r["dirty_mib"], r["background_mib"])
+            return "%s MiB at %g MB/s%s; dirty_bytes %s MiB, background %s MiB" % (
+                r["append_mib"], r["b_mbps"], " at most (each write paced from the previous one, no catch-up)"
+                if r.get("b_pace") == "steady" else "", r["dirty_mib"], r["background_mib"])
         order = {"stock": 0, "patch": 1, "unbounded": 2}
         for b in sorted({how(r) for r in tw}, key=lambda x: (not x.startswith("dd"), x)):
             for m in sorted({r["module"] for r in tw if how(r) == b}, key=lambda m: (order.get(m, 9), m)):
@@ -1132,8 +1133,11 @@ def boot_run(p, results_dir, series, name):
                 verd = {}
                 for r in xs:
                     verd[r["verdict"]] = verd.get(r["verdict"], 0) + 1
-                p("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+                p("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                     b, {"patch": "the patch", "unbounded": "unbounded (without the bound)"}.get(m, m), len(xs),
+                    # when A's close() began, from the raw times (b_s - b_after_close_s - close_s)
+                    ", ".join(f1(r.get("a_close_after_b_start_s", r["b_s"] - r["b_after_close_s"] - r["close_s"]))
+                              for r in xs),
                     ", ".join(f1(r["close_s"]) for r in xs),
                     ", ".join("%s -> %s" % (f0(r["mib_at_close"]), f0(r["mib_after_close"])) for r in xs),
                     ", ".join(f1(r["b_s"]) for r in xs), ", ".join(f1(r["b_after_close_s"]) for r in xs),
