@@ -699,20 +699,48 @@ def fsck_findings(r):
             if l.strip() not in MOUNTED_MARKS and not re.match(r"^\S+: \d+ files, \d+/\d+ clusters$", l.strip())]
 
 
+def person_profile(results_dir, source):
+    """The hotplug stick's profile of a person-run results directory (its plan.json; the
+    runs before person-run had --stick-profile were all on cheap-stick)."""
+    plan = os.path.join(results_dir, source, "plan.json")
+    if os.path.exists(plan):
+        with open(plan) as f:
+            return json.load(f).get("stick_profile", "cheap-stick")
+    return "cheap-stick"
+
+
+def host_notes(results_dir, name):
+    """A results directory's NOTE.txt and host-load.txt (the host's load while its guest ran),
+    as sentences for the report."""
+    out = []
+    note = os.path.join(results_dir, name, "NOTE.txt")
+    if os.path.exists(note):
+        with open(note) as f:
+            out.append("**Note on `%s`:** %s" % (name, " ".join(f.read().split())))
+    hl = os.path.join(results_dir, name, "host-load.txt")
+    if os.path.exists(hl):
+        with open(hl) as f:
+            out.append("**Host during `%s`** (`kernel/host-load`, raw samples beside it): %s" % (
+                name, " ".join(l.strip() for l in f if l.strip())))
+    return out
+
+
 def person(results_dir):
     """Question 3 in a person's terms: kernel/person-run's results (distribution defaults)."""
     out = []
     p = out.append
     runs = []
     for path in sorted(glob.glob(os.path.join(results_dir, "person-*", "results.jsonl"))):
+        src = os.path.basename(os.path.dirname(path))
+        prof = person_profile(results_dir, src)
         with open(path) as f:
-            runs += [dict(json.loads(l), source=os.path.basename(os.path.dirname(path))) for l in f if l.startswith("{")]
+            runs += [dict(json.loads(l), source=src, profile=prof) for l in f if l.startswith("{")]
     p("### In a person's terms: the distribution's default sysctls\n")
     p("`kernel/person-run` (guest side `kernel/guest-person.py`): the kernel's and Debian's default "
       "writeback sysctls (`vm.dirty_ratio` 20, `dirty_background_ratio` 10, `dirty_writeback_centisecs` "
       "500, `dirty_expire_centisecs` 3000), no page-cache fragmentation, the 2 GiB guest; the hot-plugged "
-      "stick on the cheap-stick profile, FAT32 with 32 KiB clusters made fresh, mounted with `flush` as "
-      "udisks does; one 256 MiB file copied with `cp` from tmpfs; a discarded warm-up copy first. The "
+      "stick on the cheap-stick profile (unless a table names another), FAT32 with 32 KiB clusters made fresh, "
+      "mounted with `flush` as udisks does; one 256 MiB file copied with `cp` from tmpfs; a discarded warm-up copy first. The "
       "background threshold the kernel computed is in each run's JSON line (below). A desktop with 16 GiB "
       "has a background threshold about 8 times larger, so this copy stands for a copy of some GB there; "
       "a copy below the background threshold never meets a busy flusher. No real drive was used.\n")
@@ -731,9 +759,10 @@ def person(results_dir):
             n[r["source"]] = n.get(r["source"], 0) + 1
         return ", ".join("`%s` %d" % (k, v) for k, v in sorted(n.items()))
 
-    for series in sorted({r["kernel"] for r in meas}):
-        clean = [r for r in meas if r["mode"] == "clean" and r["kernel"] == series]
-        yank = [r for r in meas if r["mode"] == "yank" and r["kernel"] == series]
+    for series, prof in sorted({(r["kernel"], r["profile"]) for r in meas}, key=lambda x: (x[0], x[1] != "cheap-stick", x[1])):
+        clean = [r for r in meas if r["mode"] == "clean" and r["kernel"] == series and r["profile"] == prof]
+        yank = [r for r in meas if r["mode"] == "yank" and r["kernel"] == series and r["profile"] == prof]
+        series = "%s, %s profile" % (series, prof)
         if clean:
             p("**Time from close() until the stick is clean, without unmount** (%s; median (min-max)). "
               "**clean** = the BDI's dirty + writeback bytes below 1 MiB (polled every 100 ms, at most 90 s); "
@@ -1058,6 +1087,11 @@ def boot_run(p, results_dir, series, name):
     if os.path.exists(note):
         with open(note) as f:
             p("**Note on this guest:** " + " ".join(f.read().split()) + "\n")
+    hl = os.path.join(d, "host-load.txt")
+    if os.path.exists(hl):
+        with open(hl) as f:
+            p("**Host during this guest** (`kernel/host-load`, raw samples beside it): " +
+              " ".join(l.strip() for l in f if l.strip()) + "\n")
     g = os.path.join(d, "guest.txt")
     lines = open(g, errors="replace").read().splitlines() if os.path.exists(g) else []
     ends = [l.strip() for l in lines if re.match(r"^(PROBE|TWO-WRITERS|TRUNCATE-UNLINK|\d[\d.]*): \d+ passed, \d+ failed", l)]
@@ -1082,15 +1116,16 @@ def boot_run(p, results_dir, series, name):
           "closes the file once writer B has appended 16 MiB; **bounded** = A's close() returned at least 3 s "
           "before B's last write (with dd: before dd exited, its own close() included). **B** = how B appends "
           "and the dirty limits of the run. Raw lines: `kernel/results/%s/two-writers.jsonl`.\n" % name)
-        p("| B | fat module | runs | A's close() s | file at close -> after close() MiB | B's appending s | B still writing after A's close() s | B's own close() s | umount s | verdict |")
-        p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        p("| B | fat module | runs | A's close() began after B's first write s | A's close() s | file at close -> after close() MiB | B's appending s | B still writing after A's close() s | B's own close() s | umount s | verdict |")
+        p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 
         def how(r):
             if r.get("b_mbps") is None or r.get("b_dd"):
                 return "dd, %s MiB as fast as the kernel lets it; dirty_bytes %s MiB, background %s MiB" % (
                     r.get("append_mib", 512), r.get("dirty_mib", 64), r.get("background_mib", 48))
-            return "%s MiB at %g MB/s; dirty_bytes %s MiB, background %s MiB" % (
-                r["append_mib"], r["b_mbps"], r["dirty_mib"], r["background_mib"])
+            return "%s MiB at %g MB/s%s; dirty_bytes %s MiB, background %s MiB" % (
+                r["append_mib"], r["b_mbps"], " at most (each write paced from the previous one, no catch-up)"
+                if r.get("b_pace") == "steady" else "", r["dirty_mib"], r["background_mib"])
         order = {"stock": 0, "patch": 1, "unbounded": 2}
         for b in sorted({how(r) for r in tw}, key=lambda x: (not x.startswith("dd"), x)):
             for m in sorted({r["module"] for r in tw if how(r) == b}, key=lambda m: (order.get(m, 9), m)):
@@ -1098,8 +1133,11 @@ def boot_run(p, results_dir, series, name):
                 verd = {}
                 for r in xs:
                     verd[r["verdict"]] = verd.get(r["verdict"], 0) + 1
-                p("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+                p("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                     b, {"patch": "the patch", "unbounded": "unbounded (without the bound)"}.get(m, m), len(xs),
+                    # when A's close() began, from the raw times (b_s - b_after_close_s - close_s)
+                    ", ".join(f1(r.get("a_close_after_b_start_s", r["b_s"] - r["b_after_close_s"] - r["close_s"]))
+                              for r in xs),
                     ", ".join(f1(r["close_s"]) for r in xs),
                     ", ".join("%s -> %s" % (f0(r["mib_at_close"]), f0(r["mib_after_close"])) for r in xs),
                     ", ".join(f1(r["b_s"]) for r in xs), ", ".join(f1(r["b_after_close_s"]) for r in xs),
@@ -1161,6 +1199,14 @@ def kernel7x(cells, results_dir):
       "the unpatched fs/fat built the same way: it separates the patch from the compiler change. **unbounded** "
       "is the patch as it was before `fat_writepages()`'s bound (the patch file of commit e86c8a6, applied "
       "without fuzz), for the two-writer test only.\n")
+    p("Stick profiles (`tests/lab/nbd-stick/profiles/`): **cheap-stick** is the first, uncalibrated guess "
+      "(20 MB/s, 0.5 ms per command, 20 ms per jump); **pny32g** is the model fitted to the RFC's bare-metal "
+      "numbers for its PNY 32G stick on Linux 7.2.12 (`bench/RESULTS.md`, \"Calibration\"): 21.3 MB/s charged "
+      "(about 17.8 MB/s seen through QEMU), 2 ms per jump, 4 MiB allocation units with one open for data, so two "
+      "writers interleaving in one file make it merge (5 ms + the unit's unwritten rest at 60 MB/s), and writes "
+      "below 32 KiB through a random-write buffer at 11 ms each. Every table below names its profile. How close "
+      "the pny32g model comes to each of the RFC's numbers is in `bench/RESULTS.md`; its numbers here are a "
+      "fitted model's under QEMU, not a real stick's.\n")
     for series in SERIES7:
         names = sorted(os.path.basename(x) for x in glob.glob(os.path.join(results_dir, "boot-%s*" % series))
                        if re.match(r"^boot-%s(-.*)?$" % re.escape(series), os.path.basename(x)))
@@ -1169,80 +1215,107 @@ def kernel7x(cells, results_dir):
         for name in names:
             boot_run(p, results_dir, series, name)
 
-    # the key cells against stock, measured in the same guest
+    # the key cells against stock, measured in the same guest; per kernel series and stick
+    # profile (kernel-hybrid-bigsmall-SERIES[-PROFILE]: no suffix = cheap-stick)
+    variants = {}
+    for (short, se, wl, cfg) in cells:
+        m = re.match(r"^(?:big|small)-(7\.\d+)(-.+)?$", se) if short == "hybrid" else None
+        if m:
+            variants.setdefault(m.group(1), set()).add(m.group(2) or "")
     for series in SERIES7:
-        big = {c: cells.get(("hybrid", "big-" + series, "big256", c)) for c, _ in ROUND3}
-        small = {c: cells.get(("hybrid", "small-" + series, "small200x256k", c)) for c, _ in ROUND3}
-        if not any(big.values()) and not any(small.values()):
+        if not variants.get(series):
             if glob.glob(os.path.join(results_dir, "boot-%s*" % series)):
                 p("### Linux %s: the key cells\n\n_Not measured on %s: only the boot checks above were run "
                   "(a copy of `kernel/scenarios/kernel-hybrid-bigsmall-7.2.json` for %s would measure them)._\n" % (
                       series, series, series))
             continue
-        p("### Linux %s: the key cells, the patch against stock\n" % series)
-        srcs = []
-        for n in ("kernel-hybrid-big-" + series, "kernel-hybrid-small-" + series, "kernel-hybrid-bigsmall-" + series):
-            i = scenario_reps(results_dir, n)
-            if i:
+        for suf in sorted(variants[series]):
+            big = {c: cells.get(("hybrid", "big-" + series + suf, "big256", c)) for c, _ in ROUND3}
+            small = {c: cells.get(("hybrid", "small-" + series + suf, "small200x256k", c)) for c, _ in ROUND3}
+            infos = [(n, scenario_reps(results_dir, n)) for n in ("kernel-hybrid-big-" + series + suf,
+                                                                   "kernel-hybrid-small-" + series + suf,
+                                                                   "kernel-hybrid-bigsmall-" + series + suf)]
+            infos = [(n, i) for n, i in infos if i]
+            profs = sorted({i["profile"] for _, i in infos})
+            p("### Linux %s: the key cells on the %s profile, the patch against stock\n" % (
+                series, " and ".join("`%s`" % x for x in profs) or "?"))
+            srcs = []
+            for n, i in infos:
                 srcs.append("`%s` (%s profile, %s; %s)" % (n, i["profile"], reps_text(i),
                                                           "; ".join(runs_txt(results_dir, n))))
-        p("The race setup above (flusher busy), every configuration mounted with `flush`, the configurations "
-          "alternating in each repetition of one guest, so the ratios compare runs of the same guest. Sources: %s. "
-          "**ratio** = median of the patch / median of stock (or of the control); **spread** = (max - min) / "
-          "median of that configuration's runs; **wall** = the time to safe (copy + umount, as the guest's clock "
-          "saw it); **device busy** = the time the simulated stick spent on writes (its own accounting, in the "
-          "emulator's real time); **close returns** = cp's time, its last close() included.\n" % "; ".join(srcs))
-        summ = []
-        for title, dd in (("one 256 MiB file", big), ("200 files of 256 KiB", small)):
-            if dd.get("stock") and dd.get("hybrid"):
-                ms = med([r["safe_s"] for r in dd["stock"]])
-                mh = med([r["safe_s"] for r in dd["hybrid"]])
-                bs = med([(r.get("device") or {}).get("busy_s", 0) for r in dd["stock"]])
-                bh = med([(r.get("device") or {}).get("busy_s", 0) for r in dd["hybrid"]])
-                summ.append("%s: the patch took %s of stock's time to safe (%s s against %s s, medians of %d and %d "
-                            "runs; stock's own spread %s), the stick was busy %s s against %s s (%s)" % (
-                                title, fx(ratio(mh, ms)), f1(mh), f1(ms), len(dd["hybrid"]), len(dd["stock"]),
-                                "%.0f %%" % spread_pct([r["safe_s"] for r in dd["stock"]])
-                                if len(dd["stock"]) > 1 else "-", f1(bh), f1(bs), fx(ratio(bh, bs))))
-        if summ:
-            p("**Verdict, from the table.** " + "; ".join(summ) + ".\n")
-        p("| cell | config | runs | safe (wall) s | spread | ratio to stock | ratio to control | close returns s | device busy s | device data jumps | dirty at close MiB |")
-        p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-        for title, dd in (("one 256 MiB file", big), ("200 files of 256 KiB", small)):
-            st = dd.get("stock")
-            ms = med([r["safe_s"] for r in st]) if st else None
-            ctl = dd.get("control")
-            mc = med([r["safe_s"] for r in ctl]) if ctl else None
-            for c, label in ROUND3:
-                runs = dd.get(c)
-                if not runs:
-                    continue
-                safe = [r["safe_s"] for r in runs]
-                busy = [(r.get("device") or {}).get("busy_s") for r in runs]
-                busy = [b for b in busy if b is not None]
-                jumps = [(r.get("device") or {}).get("data_discontinuities") for r in runs]
-                jumps = [j for j in jumps if j is not None]
-                sp = spread_pct(safe)
-                p("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                    title, label, len(runs), rng(safe), "-" if sp is None else "%.0f %%" % sp,
-                    fx(ratio(med(safe), ms)) if c != "stock" else "1", fx(ratio(med(safe), mc)) if c not in ("control",) else "1",
-                    rng([r["copy_s"] for r in runs]), rng(busy), rng(jumps, f0),
-                    rng([r["at_risk_at_return_bytes"] / MIB for r in runs])))
-        p("")
+            p("The race setup above (flusher busy), every configuration mounted with `flush`, the configurations "
+              "alternating in each repetition of one guest, so the ratios compare runs of the same guest. Sources: %s. "
+              "**ratio** = median of the patch / median of stock (or of the control); **spread** = (max - min) / "
+              "median of that configuration's runs; **wall** = the time to safe (copy + umount, as the guest's clock "
+              "saw it); **device busy** = the time the simulated stick spent on writes (its own accounting, in the "
+              "emulator's real time); **close returns** = cp's time, its last close() included.\n" % "; ".join(srcs))
+            for n, _ in infos:
+                for line in host_notes(results_dir, n):
+                    p(line + "\n")
+            summ = []
+            for title, dd in (("one 256 MiB file", big), ("200 files of 256 KiB", small)):
+                if dd.get("stock") and dd.get("hybrid"):
+                    ms = med([r["safe_s"] for r in dd["stock"]])
+                    mh = med([r["safe_s"] for r in dd["hybrid"]])
+                    bs = med([(r.get("device") or {}).get("busy_s", 0) for r in dd["stock"]])
+                    bh = med([(r.get("device") or {}).get("busy_s", 0) for r in dd["hybrid"]])
+                    summ.append("%s: the patch took %s of stock's time to safe (%s s against %s s, medians of %d and %d "
+                                "runs; stock's own spread %s), the stick was busy %s s against %s s (%s)" % (
+                                    title, fx(ratio(mh, ms)), f1(mh), f1(ms), len(dd["hybrid"]), len(dd["stock"]),
+                                    "%.0f %%" % spread_pct([r["safe_s"] for r in dd["stock"]])
+                                    if len(dd["stock"]) > 1 else "-", f1(bh), f1(bs), fx(ratio(bh, bs))))
+            if summ:
+                p("**Verdict, from the table.** " + "; ".join(summ) + ".\n")
+            p("| cell | config | runs | safe (wall) s | spread | ratio to stock | ratio to control | close returns s | device busy s | device data jumps | dirty at close MiB |")
+            p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+            for title, dd in (("one 256 MiB file", big), ("200 files of 256 KiB", small)):
+                st = dd.get("stock")
+                ms = med([r["safe_s"] for r in st]) if st else None
+                ctl = dd.get("control")
+                mc = med([r["safe_s"] for r in ctl]) if ctl else None
+                for c, label in ROUND3:
+                    runs = dd.get(c)
+                    if not runs:
+                        continue
+                    safe = [r["safe_s"] for r in runs]
+                    busy = [(r.get("device") or {}).get("busy_s") for r in runs]
+                    busy = [b for b in busy if b is not None]
+                    jumps = [(r.get("device") or {}).get("data_discontinuities") for r in runs]
+                    jumps = [j for j in jumps if j is not None]
+                    sp = spread_pct(safe)
+                    p("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                        title, label, len(runs), rng(safe), "-" if sp is None else "%.0f %%" % sp,
+                        fx(ratio(med(safe), ms)) if c != "stock" else "1", fx(ratio(med(safe), mc)) if c not in ("control",) else "1",
+                        rng([r["copy_s"] for r in runs]), rng(busy), rng(jumps, f0),
+                        rng([r["at_risk_at_return_bytes"] / MIB for r in runs])))
+            p("")
     # a person's terms on 7.x: ratios of the patch to stock from person-run's runs
     pruns = []
     for path in sorted(glob.glob(os.path.join(results_dir, "person-*-7.*", "results.jsonl"))):
-        pruns += [dict(r, source=os.path.basename(os.path.dirname(path))) for r in jsonl(path) if not r.get("warmup")]
+        src = os.path.basename(os.path.dirname(path))
+        pruns += [dict(r, source=src, profile=person_profile(results_dir, src)) for r in jsonl(path) if not r.get("warmup")]
     if pruns:
-        for kern in sorted({r["kernel"] for r in pruns}):
-            clean = [r for r in pruns if r["kernel"] == kern and r["mode"] == "clean"]
-            yank = [r for r in pruns if r["kernel"] == kern and r["mode"] == "yank"]
-            p("### %s in a person's terms: the patch against stock\n" % kern)
-            p("`kernel/person-run --kernel %s` (the distribution's default sysctls, the hot-plugged stick on the "
-              "cheap-stick profile, one 256 MiB file; the full tables are under \"In a person's terms\" above); "
-              "sources: %s.\n" % (kern.split(".")[0] + "." + kern.split(".")[1],
+        for kern, prof in sorted({(r["kernel"], r["profile"]) for r in pruns}, key=lambda x: (x[0], x[1] != "cheap-stick", x[1])):
+            clean = [r for r in pruns if r["kernel"] == kern and r["profile"] == prof and r["mode"] == "clean"]
+            yank = [r for r in pruns if r["kernel"] == kern and r["profile"] == prof and r["mode"] == "yank"]
+            p("### %s in a person's terms on the `%s` profile: the patch against stock\n" % (kern, prof))
+            p("`kernel/person-run --kernel %s%s` (the distribution's default sysctls, the hot-plugged stick on the "
+              "`%s` profile, one 256 MiB file; the full tables are under \"In a person's terms\" above); "
+              "sources: %s.\n" % (kern.split(".")[0] + "." + kern.split(".")[1].split("-")[0],
+                                  "" if prof == "cheap-stick" else " --stick-profile " + prof, prof,
                                   "; ".join("`%s` (%s)" % (s, "; ".join(runs_txt(results_dir, s)))
                                             for s in sorted({r["source"] for r in clean + yank}))))
+            # one guest may fill two directories (--mode both): its host line once
+            seen = {}
+            for s in sorted({r["source"] for r in clean + yank}):
+                for line in host_notes(results_dir, s):
+                    key = line.split("`", 2)[-1] if line.startswith("**Host during") else line
+                    seen.setdefault(key, []).append((s, line))
+            for key, xs in seen.items():
+                if len(xs) > 1 and xs[0][1].startswith("**Host during"):
+                    p("**Host during %s" % ", ".join("`%s`" % s for s, _ in xs) + key + "\n")
+                else:
+                    p(xs[0][1] + "\n")
             if clean:
                 st = [r for r in clean if r["config"] == "stock"]
                 p("| config | runs | close returns (wall) s | spread | ratio to stock | dirty + writeback at close MiB | clean after close s | device busy s |")

@@ -51,8 +51,9 @@ def main():
     sc.setdefault("name", os.path.splitext(os.path.basename(src))[0])
     if not NAME.match(str(sc["name"])):
         fail("name must be a short word (letters, digits, . _ -)")
-    if sc.get("kernel") not in ("6.1", "6.12", "7.2"):
-        fail("kernel must be \"6.1\", \"6.12\" or \"7.2\"")
+    # 7.3: experimental's release candidate (LAB_EXPERIMENTAL_SERIES, lab-setup --kernel 7.3)
+    if sc.get("kernel") not in ("6.1", "6.12", "7.2", "7.3"):
+        fail("kernel must be \"6.1\", \"6.12\", \"7.2\" or \"7.3\"")
     sc.setdefault("stick_profile", "cheap-stick")
     if not NAME.match(sc["stick_profile"]) or not os.path.isfile(
             os.path.join(LAB, "nbd-stick", "profiles", sc["stick_profile"] + ".conf")):
