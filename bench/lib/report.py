@@ -558,8 +558,8 @@ def fmt_host_load(hl):
 
 def host_load_lines(cal, its):
     """The host's load while each calibration group's guest ran (bench/run's host-load.tsv):
-    the lab guest takes two emulated CPUs, so a load above ~2 means something else shared
-    the host's cores (a build, another guest)."""
+    the lab guest's emulation runs on the host's CPUs, so a load above their number means
+    something else shared them (a build, another guest)."""
     seen = {}
     for e in cal:
         for g, hl in (e.get("host_load") or {}).items():
@@ -569,8 +569,8 @@ def host_load_lines(cal, its):
     if not seen:
         return []
     L = ["The host's load while each calibration group's guest ran (`host-load.tsv` beside its raw "
-         "results; the guest itself keeps about 2 of the host's CPUs busy, so more means something "
-         "else shared them; groups from before the bench recorded it say so):", ""]
+         "results; the guest's emulation runs on the host's CPUs, so a load above their number means "
+         "something else shared them; groups from before the bench recorded it say so):", ""]
     for g in sorted(seen):
         L.append("- %s: %s" % (g, fmt_host_load(seen[g])))
     L.append("")
