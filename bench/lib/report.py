@@ -364,6 +364,7 @@ def calibration(groups, targets):
              "reps": len(rs), "busy_s": busy,
              "profiles": sorted({profile_name(r["device"], r["_meta"].get("profile_conf")) for r in rs}),
              "groups": sorted({r["group"] for r in rs}),
+             "host_load": {g: hl for g, hl in sorted({r["group"]: r["_meta"].get("host_load") for r in rs}.items())},
              "commit": sorted({r["_meta"].get("commit") or r.get("commit") or "?" for r in rs}),
              "kernel_release": sorted({r.get("kernel") for r in rs if r.get("kernel")})}
         if mb:
@@ -442,6 +443,7 @@ def calibration_iterations(groups):
                 continue
             cells.setdefault((r["workload"], r["vm"], r["config"]), []).append(r)
         out.append({"group": gname, "commit": meta.get("commit"), "profile": (runs or [{}])[0].get("device"),
+                    "host_load": meta.get("host_load"),
                     "fragment_mib": meta.get("fragment_mib"),
                     "params": {k: v for k, v in (meta.get("profile_conf") or {}).items()
                                if k in ("bw", "cmd_ms", "seek_ms", "small_bytes", "small_ms", "au_bytes",
@@ -546,6 +548,35 @@ RACE_WHY = (
     "few seconds, but in both the flusher is mid-file then and most of the file is left.")
 
 
+def fmt_host_load(hl):
+    if not hl:
+        return "not recorded"
+    return "1-minute load %.2f median, %.2f at most over %d samples (%s to %s; the host has %s CPUs)" % (
+        hl["load1_median"], hl["load1_max"], hl["samples"], hl["start_utc"][11:16],
+        hl["end_utc"][11:16], hl.get("host_cpus") or "?")
+
+
+def host_load_lines(cal, its):
+    """The host's load while each calibration group's guest ran (bench/run's host-load.tsv):
+    the lab guest's emulation runs on the host's CPUs, so a load above their number means
+    something else shared them (a build, another guest)."""
+    seen = {}
+    for e in cal:
+        for g, hl in (e.get("host_load") or {}).items():
+            seen[g] = hl
+    for g in its:
+        seen[g["group"]] = g.get("host_load")
+    if not seen:
+        return []
+    L = ["The host's load while each calibration group's guest ran (`host-load.tsv` beside its raw "
+         "results; the guest's emulation runs on the host's CPUs, so a load above their number means "
+         "something else shared them; groups from before the bench recorded it say so):", ""]
+    for g in sorted(seen):
+        L.append("- %s: %s" % (g, fmt_host_load(seen[g])))
+    L.append("")
+    return L
+
+
 def calibration_section(summary):
     L = ["## Calibration: the stick models against the RFC's real sticks (Linux 7.2)", ""]
     cal = summary.get("calibration") or []
@@ -594,6 +625,7 @@ def calibration_section(summary):
             "%.0f %%%s" % (100 * e["busy_share_of_copy"], " (CPU-bound)" if e.get("cpu_bound") else "") if e.get("busy_share_of_copy") is not None else "-",
             e["verdict"], ", ".join(e.get("profiles") or []) or "-", ", ".join(c[:10] for c in e["commit"]) or "-"))
     L.append("")
+    L += host_load_lines(cal, summary.get("calibration_iterations") or [])
     L += race_paragraph(cal, summary.get("calibration_iterations") or [])
     its = summary.get("calibration_iterations") or []
     if its:

@@ -1,0 +1,3 @@
+set -euo pipefail
+export VSM_LAB_GUEST_DIR=/run/lab/host/work/wt/calib/tests/lab/guest
+exec python3 -u /run/lab/host/work/wt/calib/bench/guest/bench.py /run/lab/host/work/wt/calib/bench/raw/cal-pny-busy.new/group.json
