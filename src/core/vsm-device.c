@@ -89,32 +89,32 @@ vsm_fs_type_is_fat (const char *fs_type)
 
 /* sysfs string attributes come padded (SCSI vendor/model); NULL for empty */
 static char *
+stripped (const char *v)
+{
+  g_autofree char *copy = v ? g_strstrip (g_strdup (v)) : NULL;
+
+  return copy && *copy ? g_steal_pointer (&copy) : NULL;
+}
+
+static guint64
+parsed_u64 (const char *v)
+{
+  g_autofree char *copy = stripped (v);
+  guint64 n = 0;
+
+  return copy != NULL && vsm_parse_u64 (copy, &n) ? n : 0;
+}
+
+static char *
 attr_string (GUdevDevice *dev, const char *name)
 {
-  const char *v = g_udev_device_get_sysfs_attr (dev, name);
-  g_autofree char *copy = NULL;
-
-  if (v == NULL)
-    return NULL;
-  copy = g_strstrip (g_strdup (v));
-  if (*copy == '\0')
-    return NULL;
-  return g_steal_pointer (&copy);
+  return stripped (g_udev_device_get_sysfs_attr (dev, name));
 }
 
 static guint64
 attr_u64 (GUdevDevice *dev, const char *name)
 {
-  const char *v = g_udev_device_get_sysfs_attr (dev, name);
-  g_autofree char *copy = NULL;
-  guint64 n = 0;
-
-  if (v == NULL)
-    return 0;
-  copy = g_strstrip (g_strdup (v));
-  if (!vsm_parse_u64 (copy, &n))
-    return 0;
-  return n;
+  return parsed_u64 (g_udev_device_get_sysfs_attr (dev, name));
 }
 
 /* the same, of the device at the sysfs directory dir, read as a file */
@@ -124,19 +124,16 @@ file_attr_string (const char *dir, const char *name)
   g_autofree char *path = g_build_filename (dir, name, NULL);
   g_autofree char *v = vsm_read_attr (path, NULL);
 
-  if (v == NULL)
-    return NULL;
-  g_strstrip (v);
-  return *v ? g_steal_pointer (&v) : NULL;
+  return stripped (v);
 }
 
 static guint64
 file_attr_u64 (const char *dir, const char *name)
 {
-  g_autofree char *v = file_attr_string (dir, name);
-  guint64 n = 0;
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *v = vsm_read_attr (path, NULL);
 
-  return v != NULL && vsm_parse_u64 (v, &n) ? n : 0;
+  return parsed_u64 (v);
 }
 
 /* The nearest device directory above syspath that has the attribute name:
