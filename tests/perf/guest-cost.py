@@ -9,8 +9,7 @@ Prints one JSON line:
   mount:  mount -t vfat-smart against mount -t vfat of the partition (each followed by
           umount), alternating: wall and CPU ms per mount (the helpers' CPU included)
   daemon: vfat-smartd's CPU (utime + stime from /proc, and each: the system time
-          includes writeback its pacer starts with BLKFLSBUF, which the flusher would
-          otherwise do) over a copy of COPY_MIB MiB and until the drive's dirty and
+          would include writeback its pacer starts with BLKFLSBUF) over a copy of COPY_MIB MiB and until the drive's dirty and
           writeback data are gone, against that wall time
 """
 import json
