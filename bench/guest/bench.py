@@ -239,6 +239,38 @@ def bio_grain(events, data_start, big=768 * 1024):
     return out
 
 
+def copy_order(src):
+    """The order in which `cp -r SRC DST` writes SRC's files: coreutils reads each
+    directory with gnulib's savedir (SAVEDIR_SORT_FASTREAD: ascending inode number) and
+    copies an entry, a subdirectory whole, before the next. [[path relative to SRC ("" for
+    a file source), bytes], ...]: the pull replay turns cp's written-bytes samples into
+    "which file, how far" with it (bench/lib/pull_replay.py, which also checks it against
+    the order of the entries on the drive)."""
+    if not os.path.isdir(src):
+        return [["", os.path.getsize(src)]]
+    out = []
+
+    def walk(d, rel):
+        with os.scandir(d) as it:
+            ents = sorted(it, key=lambda e: e.inode())
+        for e in ents:
+            r = os.path.join(rel, e.name) if rel else e.name
+            if e.is_dir(follow_symlinks=False):
+                walk(e.path, r)
+            elif e.is_file(follow_symlinks=False):
+                out.append([r, e.stat(follow_symlinks=False).st_size])
+    walk(src, "")
+    return out
+
+
+def write_copy_order(w):
+    """$LAB_OUT/copy-order/WORKLOAD.json, once per workload source in tmpfs."""
+    d = os.path.join(os.environ.get("LAB_OUT", "/run/lab/out"), "copy-order")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, w["name"] + ".json"), "w") as f:
+        json.dump({"workload": w["name"], "dst": w["dst"], "files": copy_order(w["guest_src"])}, f)
+
+
 def written(pid):
     """Bytes PID has write()n (wchar of /proc/PID/io), or None."""
     if not pid:
@@ -521,6 +553,9 @@ class Bench:
         res = self.base(idx, rep, workload, config, warmup, opts, knobs, vm, how)
         res.update({
             "copy_s": round(t1 - t0, 3), "umount_s": round(t2 - t1, 3), "safe_s": round(t2 - t0, 3),
+            # for the pull replay: the run's clock against the stick's (the start marker
+            # was read t0_after_mark_s before cp began) and the series' clock against t0
+            "t0_after_mark_s": round(t0 - t_mark, 4), "series_t0_s": round(series.t0 - t0, 4),
             "mb_per_s_safe": round(workload["bytes"] / 1e6 / (t2 - t0), 2),
             "peak_dirty_bytes": series.peak_dirty, "peak_at_risk_bytes": series.peak_risk,
             "at_risk_at_return_bytes": at_return,
@@ -621,6 +656,7 @@ class Bench:
         sh("chmod", "-R", "a+rX", "/tmp/bench-src")
         log("source %s in tmpfs (%.0f s)" % (w["name"], time.monotonic() - t))
         w["dst"] = "big.bin" if w["kind"] == "big-file" else "files"
+        write_copy_order(w)
 
     def run(self):
         g = self.g
@@ -706,6 +742,8 @@ def load_source_keep(self, w):
         sh("cp", "-r", "/run/lab/host" + w["host_src"], w["guest_src"])
         sh("chmod", "-R", "a+rX", "/tmp/bench-src")
         log("source %s in tmpfs (%.0f s)" % (w["name"], time.monotonic() - t))
+        w["dst"] = "big.bin" if w["kind"] == "big-file" else "files"
+        write_copy_order(w)
     w["dst"] = "big.bin" if w["kind"] == "big-file" else "files"
 
 

@@ -60,6 +60,12 @@ def load_raw(raw):
         if os.path.isfile(mp):
             with open(mp) as f:
                 meta = json.load(f)
+        pp = os.path.join(raw, name, "pulls.jsonl")
+        if os.path.isfile(pp):           # pulls replayed from the drive's journal (pull_replay.py)
+            with open(pp) as f:
+                pulls = [json.loads(l) for l in f if l.startswith("{")]
+            for r in runs:
+                r["pulls"] = [p for p in pulls if p["run"] == r.get("run")]
         gp = os.path.join(raw, name, "group.json")
         if os.path.isfile(gp):            # a calibration group ("final" or "iteration")
             with open(gp) as f:
@@ -93,6 +99,16 @@ def superseded(matrix, groups):
             v = out[(v, k[1])]
         out[k] = v
     return out
+
+
+# per pull in summary.json's cells (bench/lib/pull_replay.py says what each means)
+PULL_KEYS = ("setup", "rep", "t_s", "point", "files_total", "files_intact", "bytes_written", "bytes_intact",
+             "progress_lost_s", "progress_lost_files_s", "fsck", "reference", "reference_safe_s")
+# seconds: the pull replay reads cp's progress from samples every 0.1-0.2 s, so two
+# setups' losses closer than this are not told apart
+PULL_TOLERANCE_S = 0.25
+# the return gap: a pull when the copy returns loses at most this much of its progress
+RETURN_GAP_S = 1.0
 
 
 def cell_key(r):
@@ -146,6 +162,8 @@ def build_summary(groups, command, generated=None, matrix=None, targets=None):
                                   "window": r.get("yank_window"),
                                   "lost_at_least_bytes": r.get("lost_at_least_bytes")})
                 continue
+            for p in r.get("pulls", []):
+                c.setdefault("pulls", []).append({k: p.get(k) for k in PULL_KEYS})
             c["reps"] += 1
             c["copy_s"].append(r["copy_s"])
             c["safe_s"].append(r["safe_s"])
@@ -912,6 +930,136 @@ def update_headline(path, summary):
     return True
 
 
+# ------------------------------------------------------------------------ pulls
+def pull_cells(summary):
+    """{(group, workload): {setup: cell}} of the cells that have replayed pulls."""
+    out = {}
+    for c in summary["cells"] + summary.get("experiments", []):
+        if c.get("pulls"):
+            out.setdefault((c["group"], c["workload"]), {})[c["setup"]] = c
+    return out
+
+
+def pull_where(c, w, g):
+    return "%s, %s, Linux %s (%s)" % (c.get("profile") or c["device"], w, c["kernel"], g)
+
+
+def pull_verdicts(summary):
+    """[(status, text)]: per group and workload with pulls, the return gap of every
+    setup (vfat-smart's is the goal, the others are references) and vfat-smart's
+    dominance over udisks' default at the same wall-clock moments (medians of the reps)."""
+    out = []
+    for (g, w), setups in pull_cells(summary).items():
+        where = pull_where(next(iter(setups.values())), w, g)
+        for s, c in sorted(setups.items(), key=lambda x: x[0] != "vfat-smart"):
+            ret = [p for p in c["pulls"] if p["point"] == "return"]
+            if not ret:
+                continue
+            worst = max(p["progress_lost_s"] for p in ret)
+            worst_f = max(p["progress_lost_files_s"] for p in ret)
+            lost_files = max(p["files_total"] - p["files_intact"] for p in ret)
+            text = ("return gap, %s, %s: a pull when cp returned lost %s s of the copy (whole files: %s s; "
+                    "up to %d of %d files not intact; %d reps; goal <= %.0f s)"
+                    % (s, where, fmt_range([p["progress_lost_s"] for p in ret], digits=2),
+                       fmt_range([p["progress_lost_files_s"] for p in ret], digits=2),
+                       lost_files, ret[0]["files_total"], len(ret), RETURN_GAP_S))
+            if s == "vfat-smart":
+                ok = worst <= RETURN_GAP_S and worst_f <= RETURN_GAP_S
+                out.append(("met" if ok else "MISSED", text))
+            else:
+                out.append(("reference", text))
+        v, u = setups.get("vfat-smart"), setups.get(BASELINE)
+        if v and u:
+            worse, behind = [], []
+            moments = sorted({p["t_s"] for p in u["pulls"] if p["point"] == "t"})
+            for t in moments:
+                vl = [p for p in v["pulls"] if p["point"] == "t" and p["t_s"] == t]
+                ul = [p for p in u["pulls"] if p["point"] == "t" and p["t_s"] == t]
+                if not vl or not ul:
+                    continue
+                mv, mu = med([p["progress_lost_s"] for p in vl]), med([p["progress_lost_s"] for p in ul])
+                if mv > mu + PULL_TOLERANCE_S:
+                    worse.append("%.1f s: %.2f s against %.2f s" % (t, mv, mu))
+                if med([p["bytes_intact"] for p in vl]) < med([p["bytes_intact"] for p in ul]):
+                    behind.append("%.1f s" % t)
+            ref_s = u["pulls"][0].get("reference_safe_s")
+            out.append(("MISSED" if worse else "met",
+                        "dominance, %s: at the %d moments (every 10 %% of udisks' default's %s s to safe) "
+                        "vfat-smart lost %s of the copy's progress than udisks' default (medians; equal within "
+                        "%.2f s)%s" % (where, len(moments), ref_s, "more" if worse else "no more",
+                                       PULL_TOLERANCE_S, " at " + "; ".join(worse) if worse else "")))
+            out.append(("MISSED" if behind else "met",
+                        "ahead, %s: at those moments vfat-smart's drive held %s intact data as udisks' "
+                        "default's (medians)%s" % (where, "less" if behind else "at least as much",
+                                                   " at " + ", ".join(behind) if behind else "")))
+        per = {}
+        for s, c in setups.items():
+            n = sum(1 for p in c["pulls"] if p["fsck"] == "damaged")
+            if n:
+                per[s] = (n, len(c["pulls"]))
+        if per:
+            out.append(("MISSED" if "vfat-smart" in per else "reference",
+                        "file system after a pull, %s: fsck.fat -n found damage beyond the dirty bit after %s"
+                        % (where, ", ".join("%d of %d pulls of %s" % (n, t, s) for s, (n, t) in sorted(per.items())))))
+    return out
+
+
+def pulls_section(summary):
+    """RESULTS.md's first section: what a pull loses, the verdicts first (bad news
+    first), then a table per group and workload."""
+    pc = pull_cells(summary)
+    L = ["## Pulls: what a person loses", ""]
+    if not pc:
+        L += ["No group with replayed pulls (\"pulls\": true in bench/matrix.json) has results yet: the "
+              "return gap and the dominance over udisks' default are not measured.", ""]
+        return L
+    L.append("Every timed run of a group with pulls is pulled, offline, at every 10 % of udisks' default's "
+             "median time to safe (the same wall-clock moments for every setup), when cp returned, and 0.5, 1 "
+             "and 2 s after that: the drive's image at that instant is rebuilt from the drive's write journal "
+             "(bench/lib/pull_replay.py). Lost = seconds of the copy's own progress (cp's written bytes over "
+             "time) that the intact data on the drive no longer covers; whole files = counting complete files "
+             "only. A file is intact when its entry, its size and all its bytes, written by this run, are on "
+             "the drive. Cp's progress is sampled every 0.1-0.2 s in the guest: losses closer than %.2f s are "
+             "not told apart." % PULL_TOLERANCE_S)
+    L.append("")
+    rank = {"MISSED": 0, "met": 1, "reference": 2}
+    for st, text in sorted(pull_verdicts(summary), key=lambda x: rank[x[0]]):
+        L.append("- **%s**: %s" % (st, text))
+    L.append("")
+    for (g, w), setups in pc.items():
+        names = [s for s in SETUPS if s in setups] + sorted(s for s in setups if s not in SETUPS)
+        c0 = setups[names[0]]
+        L.append("%s (profile %s, commit %s): per pull, files intact of %d and seconds of the copy lost, "
+                 "median (min-max) over the reps; fsck damage where found" % (
+                     pull_where(c0, w, g), c0.get("profile"), c0.get("commit"), c0["pulls"][0]["files_total"]))
+        L.append("")
+        L.append("| pull at | " + " | ".join(names) + " |")
+        L.append("| --- |" + " --- |" * len(names))
+        keys = []
+        for s in names:
+            for p in setups[s]["pulls"]:
+                k = ("t", p["t_s"]) if p["point"] == "t" else (p["point"], None)
+                if k not in keys:
+                    keys.append(k)
+        keys.sort(key=lambda k: (k[0] != "t", k[1] or 0, k[0]))
+        for k in keys:
+            row = []
+            for s in names:
+                ps = [p for p in setups[s]["pulls"]
+                      if p["point"] == k[0] and (k[0] != "t" or p["t_s"] == k[1])]
+                if not ps:
+                    row.append("-")
+                    continue
+                bad = sum(1 for p in ps if p["fsck"] == "damaged")
+                row.append("%s files, %s s%s" % (
+                    fmt_range([p["files_intact"] for p in ps], digits=0),
+                    fmt_range([p["progress_lost_s"] for p in ps], digits=2),
+                    ", %d damaged" % bad if bad else ""))
+            L.append("| %s | %s |" % ("%.1f s" % k[1] if k[0] == "t" else k[0], " | ".join(row)))
+        L.append("")
+    return L
+
+
 # -------------------------------------------------------------------------- markdown
 
 def group_workloads(cells):
@@ -928,6 +1076,7 @@ def render(summary, plots=None, notes=None, raw_shown="bench/raw/"):
              "those files; `bench/run --report-only` regenerates this file, `summary.json` and the plots)."
              % (summary["generated"], summary["command"], raw_shown))
     L.append("")
+    L += pulls_section(summary)
     L += calibration_section(summary)
     L.append("## Goals: vfat-smart as installed against the same run's references")
     L.append("")

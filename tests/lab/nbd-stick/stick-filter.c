@@ -66,6 +66,17 @@
  * A marker is a 4 KiB read of block N (N < 128) of the marker area, which starts
  * 1 MiB before the end of the disk (stick-marks=0 turns this off): a guest delimits a
  * run by reading block 2k before and 2k+1 after it, with O_DIRECT, and subtracts totals.
+ *
+ * The write journal (stick-journal=FILE, off by default) keeps the data of every write the
+ * device applied, so that the image at any instant of the session can be rebuilt offline
+ * from the image at the start (a pull replayed at any moment of a copy, without pulling:
+ * bench/lib/pull_replay.py). One record per applied write or write-zeroes, in the order
+ * the device applied them:
+ *   "VSJ1" <kind u8: 'W' data follows | 'Z' zeroes> <3 bytes 0> <time_s f64> <offset u64>
+ *   <bytes u32> <4 bytes 0> [<bytes> of data]                  (little-endian, 32-byte header)
+ * time_s is the same clock and the same instant as the request log's W line: when the
+ * write's charged time had passed (the device had it). A write dropped after a yank is
+ * not in the journal. Trims pass the filter unrecorded (no lab file system discards).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -92,7 +103,7 @@
 static int64_t bw = 20 * 1000 * 1000;  /* bytes per second */
 static double cmd_ms = 0.5, seek_ms = 20, small_ms = 0;
 static int64_t small_bytes = 0;
-static const char *log_path, *yank_file;
+static const char *log_path, *yank_file, *journal_path;
 static bool marks = true;
 static int queue_depth = 1;
 /* flash translation (see above); au_bytes 0 = off */
@@ -103,6 +114,7 @@ static double gc_ms = 0;
 /* state, all under lock */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *log_file;
+static FILE *journal_file;
 static struct timespec t_start;
 static uint64_t last_end = UINT64_MAX;
 static uint64_t n_writes, n_bytes, n_discont, n_small, n_flushes;
@@ -282,6 +294,11 @@ stick_config (nbdkit_next_config *next, nbdkit_backend *nxdata,
       yank_file = value;
       return 0;
     }
+  if (strcmp (key, "stick-journal") == 0)
+    {
+      journal_path = value;
+      return 0;
+    }
   if (strcmp (key, "stick-log") == 0)
     {
       log_path = value;
@@ -311,6 +328,15 @@ static int
 stick_get_ready (int thread_model)
 {
   clock_gettime (CLOCK_MONOTONIC, &t_start);
+  if (journal_path)
+    {
+      journal_file = fopen (journal_path, "w");
+      if (journal_file == NULL)
+        {
+          nbdkit_error ("stick-journal: %s: %m", journal_path);
+          return -1;
+        }
+    }
   if (log_path)
     {
       log_file = fopen (log_path, "w");
@@ -335,6 +361,11 @@ stick_get_ready (int thread_model)
 static void
 stick_unload (void)
 {
+  if (journal_file)
+    {
+      fclose (journal_file);
+      journal_file = NULL;
+    }
   if (log_file == NULL)
     return;
   fprintf (log_file,
@@ -449,15 +480,43 @@ au_cost (uint32_t count, uint64_t offset)
   return cost;
 }
 
+/* One journal record (lock held): header, then the data unless BUF is NULL (zeroes). A
+ * journal that cannot be written is a lab failure: nbdkit stops rather than leave a
+ * replay with a hole. */
+static void
+journal_write (double t, uint64_t offset, uint32_t count, const void *buf)
+{
+  unsigned char h[32] = { 'V', 'S', 'J', '1' };
+  uint64_t t_bits;
+
+  if (journal_file == NULL)
+    return;
+  h[4] = buf ? 'W' : 'Z';
+  memcpy (&t_bits, &t, sizeof t_bits);
+  for (int i = 0; i < 8; i++)
+    {
+      h[8 + i] = (unsigned char) (t_bits >> (8 * i));
+      h[16 + i] = (unsigned char) (offset >> (8 * i));
+    }
+  for (int i = 0; i < 4; i++)
+    h[24 + i] = (unsigned char) (count >> (8 * i));
+  if (fwrite (h, sizeof h, 1, journal_file) != 1
+      || (buf && count && fwrite (buf, count, 1, journal_file) != 1))
+    {
+      nbdkit_error ("stick-journal: write failed: %m");
+      abort ();
+    }
+}
+
 /* Charge one write of COUNT bytes at OFFSET; DO_IO performs it. Holds the lock until
  * the charged time has passed, so device time is serialised. */
 static int
-charged_write (uint32_t count, uint64_t offset,
+charged_write (uint32_t count, uint64_t offset, const void *buf,
                int (*do_io) (void *), void *io_arg)
 {
   struct timespec t0, deadline;
   bool discont;
-  double cost, merge;
+  double cost, merge, t_done;
   int r;
 
   pthread_mutex_lock (&lock);
@@ -499,14 +558,17 @@ charged_write (uint32_t count, uint64_t offset,
   n_bytes += count;
   n_discont += discont;
   busy_s += cost;
+  t_done = seconds_since (&t_start);
+  if (r == 0)
+    journal_write (t_done, offset, count, buf);
   if (log_file)
     {
       if (au_bytes > 0)
         fprintf (log_file, "W %.6f %" PRIu64 " %" PRIu32 " %d %.3f %.3f\n",
-                 seconds_since (&t_start), offset, count, discont, cost * 1000, merge * 1000);
+                 t_done, offset, count, discont, cost * 1000, merge * 1000);
       else
         fprintf (log_file, "W %.6f %" PRIu64 " %" PRIu32 " %d %.3f\n",
-                 seconds_since (&t_start), offset, count, discont, cost * 1000);
+                 t_done, offset, count, discont, cost * 1000);
       fflush (log_file);
     }
   pthread_mutex_unlock (&lock);
@@ -566,7 +628,7 @@ stick_pwrite (nbdkit_next *next, void *handle, const void *buf, uint32_t count,
               uint64_t offset, uint32_t flags, int *err)
 {
   struct io io = { next, buf, count, offset, flags, err };
-  return charged_write (count, offset, io_pwrite, &io);
+  return charged_write (count, offset, buf, io_pwrite, &io);
 }
 
 static int
@@ -574,7 +636,7 @@ stick_zero (nbdkit_next *next, void *handle, uint32_t count, uint64_t offset,
             uint32_t flags, int *err)
 {
   struct io io = { next, NULL, count, offset, flags, err };
-  return charged_write (count, offset, io_zero, &io);
+  return charged_write (count, offset, NULL, io_zero, &io);
 }
 
 static int
@@ -645,6 +707,7 @@ static struct nbdkit_filter filter = {
     "stick-gc-bw=BYTES/S      copy rate of a merge for the AU's unwritten rest (0: none)\n"
     "stick-profile=FILE       read au_bytes, open_aus, random_bytes, random_small_bytes,\n"
     "                         gc_ms, gc_bw from FILE\n"
+    "stick-journal=FILE       the data of every applied write, for replays\n"
     "stick-yank-file=PATH     when PATH exists, the device takes no more writes (a pull)\n"
     "stick-log=FILE           request log with markers and a summary\n"
     "stick-marks=BOOL         count 4K reads in the last MiB as markers (default true)",

@@ -1,0 +1,487 @@
+#!/usr/bin/python3
+"""pull_replay.py - what a person keeps when the stick is pulled at any moment of a copy.
+
+Usage: pull_replay.py GROUP_DIR [--keep-journal] [--fractions 0.1,0.2,..] [--reference SETUP]
+
+A bench group run with "pulls": true (bench/run passes --stick-journal to guest-run) has,
+next to its raw results, the drive's write journal and its image at the start
+(GROUP_DIR/journal/HOTPLUG1.journal, HOTPLUG1.base.img; format in
+tests/lab/nbd-stick/stick-filter.c). The image at any instant T is the start image with
+every write the drive had completed by T applied: exactly what a pull at T leaves (the
+model drive keeps no cache of its own; a write still in progress at T counts as not
+written). Each timed run (not the warm-up) is pulled, offline, at:
+  "t"           every 10 % of the reference setup's median time to safe in this group
+                and workload (udisks' default when the group has it), the same wall-clock
+                moments for every setup
+  "return"      when cp returned (the file manager's "done")
+  "return+0.5s", "return+1s", "return+2s"
+Per pull (one JSON line in GROUP_DIR/pulls.jsonl):
+  files_total, files_intact   a file is intact when its directory entry is on the drive
+                              with the source's size and every byte of it, through the
+                              entry's FAT chain, equals the source and was written by this
+                              run (the image is reused between runs: stale blocks of an
+                              earlier copy of the same source do not count)
+  bytes_written               what cp had write()n by then (its wchar, sampled in the
+                              guest, interpolated; all of it once cp returned)
+  bytes_intact                bytes of the source found so (partial files included)
+  progress_lost_s             seconds of the copy's own progress lost: the pull's moment
+                              (or cp's return, if later) minus the moment cp had written
+                              the intact prefix of the copy (the files in cp's order up to
+                              the first one not intact, and that one's intact beginning)
+  progress_lost_files_s       the same counting whole files only
+  fsck                        fsck.fat -n on the image: "clean", "dirty-bit" (findings
+                              only the dirty bit and the free-cluster count, which a mount
+                              or fsck corrects without loss) or "damaged" (anything else:
+                              lost clusters, cross-links, bad entries, sizes), its lines
+                              in fsck_lines
+The copy's order is cp's (bench/guest/bench.py copy_order, GROUP_DIR/copy-order/); each
+run's last pull checks it against the order of the entries on the drive (order_checked).
+FAT32 only (the bench's vfat groups). The journal is deleted afterwards unless
+--keep-journal (it is as large as everything the guest wrote).
+"""
+import argparse
+import glob
+import gzip
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+from array import array
+
+SECTOR = 512
+BLOCK = 4096
+HDR = 32
+POINTS_AFTER = (("return", 0.0), ("return+0.5s", 0.5), ("return+1s", 1.0), ("return+2s", 2.0))
+
+
+# ----------------------------------------------------------------------- the journal
+def journal_records(path):
+    """(time_s, kind, offset, count, data or None) in the order the drive applied them."""
+    with open(path, "rb") as f:
+        while True:
+            h = f.read(HDR)
+            if not h:
+                return
+            if len(h) != HDR or h[:4] != b"VSJ1" or h[4:5] not in (b"W", b"Z"):
+                raise SystemExit("pull_replay: %s: bad record at byte %d" % (path, f.tell() - len(h)))
+            t, off, n = struct.unpack_from("<dQI", h, 8)
+            data = None
+            if h[4:5] == b"W":
+                data = f.read(n)
+                if len(data) != n:
+                    raise SystemExit("pull_replay: %s: truncated record at byte %d" % (path, f.tell()))
+            yield t, h[4:5].decode(), off, n, data
+
+
+class Replay:
+    """A working copy of the start image, moved forward through the journal; per sector
+    the time of its last write (-1: not written in this session)."""
+
+    def __init__(self, base, journal, work):
+        self.path = os.path.join(work, "image")
+        subprocess.run(["cp", "--sparse=always", base, self.path], check=True)
+        self.size = os.path.getsize(self.path)
+        self.f = open(self.path, "r+b")
+        self.last = array("d", [-1.0]) * (self.size // SECTOR + 1)
+        self.it = journal_records(journal)
+        self.pending = next(self.it, None)
+        self.now = -1.0
+
+    def advance(self, t):
+        """Apply every record completed by T (host clock of the stick)."""
+        if t < self.now:
+            raise SystemExit("pull_replay: pulls out of order (%.3f after %.3f)" % (t, self.now))
+        while self.pending is not None and self.pending[0] <= t:
+            tt, kind, off, n, data = self.pending
+            self.f.seek(off)
+            self.f.write(data if kind == "W" else bytes(n))
+            a, b = off // SECTOR, (off + n + SECTOR - 1) // SECTOR
+            self.last[a:b] = array("d", [tt]) * (b - a)
+            self.pending = next(self.it, None)
+        self.f.flush()
+        self.now = t
+
+    def read(self, off, n):
+        self.f.seek(off)
+        return self.f.read(n)
+
+    def close(self):
+        self.f.close()
+
+
+# ------------------------------------------------------------------------- FAT32
+def partition(img):
+    """(offset, size) of MBR partition 1, or the whole image."""
+    mbr = img.read(0, 512)
+    if mbr[510:512] == b"\x55\xaa" and mbr[0] not in (0xEB, 0xE9) and mbr[446 + 4]:
+        start, count = struct.unpack_from("<II", mbr, 446 + 8)
+        if start:
+            return start * SECTOR, count * SECTOR
+    return 0, img.size
+
+
+class Fat32:
+    def __init__(self, img, offset):
+        self.img, self.off = img, offset
+        b = img.read(offset, 512)
+        self.bps = struct.unpack_from("<H", b, 11)[0]
+        self.spc = b[13]
+        reserved = struct.unpack_from("<H", b, 14)[0]
+        nfats = b[16]
+        fatsz = struct.unpack_from("<I", b, 36)[0]
+        if self.bps not in (512, 1024, 2048, 4096) or not self.spc or not fatsz or b[82:87] != b"FAT32":
+            raise ValueError("not a FAT32 file system")
+        self.root = struct.unpack_from("<I", b, 44)[0]
+        self.csize = self.bps * self.spc
+        self.fat_off = offset + reserved * self.bps
+        self.data = offset + (reserved + nfats * fatsz) * self.bps
+        raw = img.read(self.fat_off, fatsz * self.bps)
+        self.fat = array("I", raw)          # little-endian hosts (x86, the lab's)
+        if sys.byteorder != "little":
+            self.fat.byteswap()
+        self.dirs = {}          # first cluster -> entries (one Fat32 per pull: the image is fixed)
+
+    def chain(self, first, limit):
+        out, c = [], first
+        while 2 <= c < len(self.fat) and c < 0x0FFFFFF7 and len(out) < limit:
+            out.append(c)
+            c = self.fat[c] & 0x0FFFFFFF
+        return out
+
+    def cluster_off(self, c):
+        return self.data + (c - 2) * self.csize
+
+    def entries(self, first):
+        """[(name, is_dir, first_cluster, size)] of a directory, in entry order."""
+        if first not in self.dirs:
+            self.dirs[first] = self.read_dir(first)
+        return self.dirs[first]
+
+    def read_dir(self, first):
+        out, lfn = [], {}
+        for c in self.chain(first, 1 << 16):
+            buf = self.img.read(self.cluster_off(c), self.csize)
+            for i in range(0, len(buf), 32):
+                e = buf[i:i + 32]
+                if e[0] == 0:
+                    return out
+                if e[0] == 0xE5:
+                    lfn = {}
+                    continue
+                attr = e[11]
+                if attr == 0x0F:
+                    seq = e[0] & 0x1F
+                    part = e[1:11] + e[14:26] + e[28:32]
+                    lfn[seq] = part.decode("utf-16-le", "replace").split("\x00")[0].replace("\uffff", "")
+                    continue
+                if attr & 0x08:
+                    lfn = {}
+                    continue
+                if lfn:
+                    name = "".join(lfn[k] for k in sorted(lfn))
+                else:
+                    base, ext = e[0:8].decode("latin-1").rstrip(), e[8:11].decode("latin-1").rstrip()
+                    # Windows NT's case bits (what Linux and mtools write for a lowercase 8.3 name)
+                    base = base.lower() if e[12] & 0x08 else base
+                    ext = ext.lower() if e[12] & 0x10 else ext
+                    name = base + ("." + ext if ext else "")
+                lfn = {}
+                if name in (".", ".."):
+                    continue
+                first_c = struct.unpack_from("<H", e, 20)[0] << 16 | struct.unpack_from("<H", e, 26)[0]
+                out.append((name, bool(attr & 0x10), first_c, struct.unpack_from("<I", e, 28)[0]))
+        return out
+
+    def lookup(self, path):
+        """(first_cluster, size, is_dir) of PATH ("a/b"), or None."""
+        cur = (self.root, 0, True)
+        for part in [p for p in path.split("/") if p]:
+            if not cur[2]:
+                return None
+            ents = self.entries(cur[0])
+            # FAT names compare without case (an 8.3 name may come back in capitals)
+            hit = [e for e in ents if e[0] == part] or [e for e in ents if e[0].lower() == part.lower()]
+            if not hit:
+                return None
+            cur = (hit[0][2], hit[0][3], hit[0][1])
+        return cur
+
+    def walk_order(self, first, rel=""):
+        """Files under directory FIRST in entry order, a subdirectory whole before the next
+        entry (the order cp created them in, on a fresh file system)."""
+        out = []
+        for name, is_dir, c, _ in self.entries(first):
+            r = rel + "/" + name if rel else name
+            if is_dir:
+                out += self.walk_order(c, r)
+            else:
+                out.append(r)
+        return out
+
+
+def file_intact(fs, img, src_path, src_size, onstick, run_start):
+    """(intact bytes, intact prefix bytes, complete) of one file on the drive."""
+    hit = fs.lookup(onstick)
+    if hit is None or hit[2]:
+        return 0, 0, False
+    first, size, _ = hit
+    n = min(size, src_size)
+    if n == 0:
+        return 0, 0, size == src_size
+    chain = fs.chain(first, -(-n // fs.csize))
+    intact = prefix = 0
+    in_prefix = True
+    with open(src_path, "rb") as src:
+        # contiguous clusters read as one extent
+        k = 0
+        while k < len(chain) and k * fs.csize < n:
+            j = k
+            while j + 1 < len(chain) and chain[j + 1] == chain[j] + 1 and (j + 1 - k) < 128:
+                j += 1
+            start = k * fs.csize
+            length = min((j + 1) * fs.csize, n) - start
+            dev = fs.cluster_off(chain[k])
+            got = img.read(dev, length)
+            src.seek(start)
+            want = src.read(length)
+            s0 = dev // SECTOR
+            last = img.last[s0:s0 + -(-length // SECTOR)]
+            if got == want and len(last) and min(last) >= run_start:
+                ok_bytes = [length]                  # the whole extent, the common case
+            else:
+                ok_bytes = []
+                for b in range(0, length, BLOCK):
+                    n_b = min(BLOCK, length - b)
+                    fresh = min(last[b // SECTOR:(b + n_b + SECTOR - 1) // SECTOR]) >= run_start
+                    ok_bytes.append(n_b if fresh and got[b:b + n_b] == want[b:b + n_b] else -n_b)
+            for n_b in ok_bytes:
+                if n_b > 0:
+                    intact += n_b
+                    if in_prefix:
+                        prefix += n_b
+                else:
+                    in_prefix = False
+            k = j + 1
+    if len(chain) * fs.csize < n:
+        in_prefix = False
+    return intact, prefix, size == src_size and intact == src_size
+
+
+FSCK_HARMLESS = ("dirty bit is set", "free cluster summary", "automatically removing dirty bit",
+                 "leaving file system unchanged", "perform changes", "fsck.fat", "there are differences between boot sector",
+                 "not automatically fixing this", "1) copy original to backup", "2) copy backup to original",
+                 "3) no action", "[123?q]?")
+
+
+def fsck(img, offset, size):
+    """("clean" | "dirty-bit" | "damaged", findings) of fsck.fat -n on the partition,
+    through a read-only loop device, or a sparse copy of the partition without one."""
+    loop = subprocess.run(["losetup", "-r", "-f", "--show", "-o", str(offset), "--sizelimit", str(size),
+                           img.path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    dev = loop.stdout.strip() if loop.returncode == 0 else None
+    tmp = None
+    if dev is None:
+        tmp = img.path + ".part"
+        subprocess.run(["dd", "if=" + img.path, "of=" + tmp, "bs=1M", "iflag=skip_bytes,count_bytes",
+                        "skip=%d" % offset, "count=%d" % size, "conv=sparse", "status=none"], check=True)
+    target = dev or tmp
+    try:
+        p = subprocess.run(["fsck.fat", "-n", target], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
+    finally:
+        if dev:
+            subprocess.run(["losetup", "-d", dev], check=False)
+        if tmp:
+            os.unlink(tmp)
+    dev = target
+    lines = [l.strip() for l in p.stdout.splitlines() if l.strip()]
+    # the header and the summary ("X files, Y/Z clusters") are not findings
+    findings = [l for l in lines[1:] if not l.startswith("/dev/") and not l.startswith(dev)
+                and "files, " not in l and not l.startswith("Checking")]
+    if p.returncode == 0 and not findings:
+        return "clean", findings
+    if all(any(h in l.lower() for h in FSCK_HARMLESS) or l.startswith("(") for l in findings):
+        return "dirty-bit", findings
+    return "damaged", findings
+
+
+# ---------------------------------------------------------------------- the copy's clock
+def progress(run):
+    """[(t since cp started, bytes cp had written)] from the run's series, with (0, 0)
+    first and (copy_s, workload bytes) last."""
+    off = run.get("series_t0_s", 0.0)
+    pts = [(0.0, 0)]
+    for s in run.get("series", []):
+        t, w = s[0] + off, s[3]
+        if w is not None and 0 < t < run["copy_s"]:
+            pts.append((t, max(w, pts[-1][1])))
+    pts.append((run["copy_s"], run["workload_bytes"]))
+    return pts
+
+
+def written_at(pts, t):
+    for (t0, w0), (t1, w1) in zip(pts, pts[1:]):
+        if t <= t1:
+            return int(w0 + (w1 - w0) * (t - t0) / (t1 - t0)) if t1 > t0 else w1
+    return pts[-1][1]
+
+
+def time_of(pts, nbytes):
+    """When cp had written NBYTES (the earliest moment, interpolated)."""
+    if nbytes <= 0:
+        return 0.0
+    for (t0, w0), (t1, w1) in zip(pts, pts[1:]):
+        if nbytes <= w1:
+            return t0 + (t1 - t0) * (nbytes - w0) / (w1 - w0) if w1 > w0 else t1
+    return pts[-1][0]
+
+
+# -------------------------------------------------------------------------- the group
+def markers(log_path):
+    opener = gzip.open if log_path.endswith(".gz") else open
+    out = {}
+    with opener(log_path, "rt") as f:
+        for line in f:
+            p = line.split()
+            if p and p[0] == "M":
+                out[int(p[1])] = float(p[2])
+    return out
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return (xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2) if xs else None
+
+
+def plan(runs, fractions, reference):
+    """[(run, point, t since cp started)] for every timed run."""
+    timed = [r for r in runs if not r.get("warmup") and not r.get("yank") and "copy_s" in r]
+    out = []
+    for wl in sorted({r["workload"] for r in timed}):
+        rs = [r for r in timed if r["workload"] == wl]
+        setups = {r["setup"] for r in rs}
+        ref = reference if reference in setups else max(
+            setups, key=lambda s: median([r["safe_s"] for r in rs if r["setup"] == s]))
+        d = median([r["safe_s"] for r in rs if r["setup"] == ref])
+        for r in rs:
+            pts = [("t", round(f * d, 3)) for f in fractions]
+            pts += [(name, round(r["copy_s"] + dt, 3)) for name, dt in POINTS_AFTER]
+            for name, t in pts:
+                out.append((r, name, t, ref, d))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("group")
+    ap.add_argument("--keep-journal", action="store_true")
+    ap.add_argument("--fractions", default="0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0")
+    ap.add_argument("--reference", default="udisks-default")
+    a = ap.parse_args()
+    gdir = a.group
+    jdir = os.path.join(gdir, "journal")
+    journal = os.path.join(jdir, "HOTPLUG1.journal")
+    base = os.path.join(jdir, "HOTPLUG1.base.img")
+    if not (os.path.exists(journal) and os.path.exists(base)):
+        sys.exit("pull_replay: %s has no journal (run the group with \"pulls\": true)" % gdir)
+    logs = [p for p in (os.path.join(gdir, "stick", "HOTPLUG1.log"), os.path.join(gdir, "stick", "HOTPLUG1.log.gz"))
+            if os.path.exists(p)]
+    if not logs:
+        sys.exit("pull_replay: %s has no stick log" % gdir)
+    marks = markers(logs[0])
+    group = json.load(open(os.path.join(gdir, "group.json")))
+    if group.get("fs", "vfat") != "vfat":
+        sys.exit("pull_replay: only FAT32 groups (this one is %s)" % group.get("fs"))
+    wls = {w["name"]: w for w in group["workloads"]}
+    orders = {}
+    for p in glob.glob(os.path.join(gdir, "copy-order", "*.json")):
+        o = json.load(open(p))
+        orders[o["workload"]] = o
+    runs = [json.loads(l) for l in open(os.path.join(gdir, "results.jsonl")) if l.startswith("{")]
+    fractions = [float(x) for x in a.fractions.split(",")]
+    todo = []
+    for r, name, t, ref, d in plan(runs, fractions, a.reference):
+        m0, m1 = marks.get(2 * r["run"]), marks.get(2 * r["run"] + 1)
+        if m0 is None or m1 is None or r["workload"] not in orders:
+            sys.exit("pull_replay: run %d has no markers or no copy order" % r["run"])
+        start = m0 + r.get("t0_after_mark_s", 0.0)
+        # after the run's end marker the drive holds the unmounted result
+        todo.append((min(start + t, m1), r, name, t, ref, d, m0))
+    todo.sort(key=lambda x: x[0])
+    work = tempfile.mkdtemp(prefix="pull-replay-", dir=gdir)
+    out_path = os.path.join(gdir, "pulls.jsonl")
+    last_of_run = {}
+    for i, x in enumerate(todo):
+        last_of_run[x[1]["run"]] = i
+    try:
+        img = Replay(base, journal, work)
+        poff, psize = partition(img)
+        with open(out_path + ".new", "w") as out:
+            for i, (T, r, name, t, ref, d, m0) in enumerate(todo):
+                img.advance(T)
+                w = wls[r["workload"]]
+                order = orders[r["workload"]]
+                pts = progress(r)
+                res = {"group": os.path.basename(gdir.rstrip("/")), "run": r["run"], "rep": r["rep"],
+                       "setup": r["setup"], "workload": r["workload"], "profile": r.get("profile"),
+                       "kernel": r.get("kernel"), "commit": r.get("commit"), "point": name,
+                       "t_s": t, "reference": ref, "reference_safe_s": round(d, 3),
+                       "copy_s": r["copy_s"], "safe_s": r["safe_s"],
+                       "files_total": len(order["files"]), "bytes_total": r["workload_bytes"],
+                       "bytes_written": written_at(pts, min(t, r["copy_s"]))}
+                try:
+                    fs = Fat32(img, poff)
+                except ValueError:
+                    fs = None
+                intact_files = intact_bytes = 0
+                prefix = prefix_files = 0
+                in_prefix = True
+                for rel, size in order["files"]:
+                    src = w["host_src"] if rel == "" else os.path.join(w["host_src"], rel)
+                    onstick = order["dst"] if rel == "" else order["dst"] + "/" + rel
+                    got, pre, complete = file_intact(fs, img, src, size, onstick, m0) if fs else (0, 0, False)
+                    intact_bytes += got
+                    intact_files += complete
+                    if in_prefix:
+                        prefix += pre
+                        if complete:
+                            prefix_files += size
+                        else:
+                            in_prefix = False
+                t_eff = min(t, r["copy_s"])
+                res.update({"files_intact": intact_files, "bytes_intact": intact_bytes,
+                            "intact_prefix_bytes": prefix,
+                            "progress_lost_s": round(max(0.0, t_eff - time_of(pts, prefix)), 3),
+                            "progress_lost_files_s": round(max(0.0, t_eff - time_of(pts, prefix_files)), 3)})
+                if fs:
+                    res["fsck"], res["fsck_lines"] = fsck(img, poff, psize)
+                else:
+                    res["fsck"], res["fsck_lines"] = "damaged", ["no FAT32 boot sector"]
+                if i == last_of_run[r["run"]] and fs:
+                    top = fs.lookup(order["dst"])
+                    if top and top[2]:
+                        on_drive = fs.walk_order(top[0])
+                        want = [p for p, _ in order["files"]]
+                        res["order_checked"] = on_drive == want[:len(on_drive)]
+                    elif top:
+                        res["order_checked"] = True
+                out.write(json.dumps(res, sort_keys=True) + "\n")
+                out.flush()
+                print("run %2d %-16s %-12s t %7.2f s: %d/%d files, %.1f/%.1f MiB, lost %.2f s, %s"
+                      % (r["run"], r["setup"], name, t, intact_files, len(order["files"]),
+                         intact_bytes / 2**20, res["bytes_written"] / 2**20, res["progress_lost_s"], res["fsck"]),
+                      file=sys.stderr, flush=True)
+        img.close()
+        os.rename(out_path + ".new", out_path)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if not a.keep_journal:
+        shutil.rmtree(jdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Unit test of bench/lib/pull_replay.py: a synthetic raw group whose drive journal is
+made from real FAT32 states (mkfs.vfat through tests/lab/lib/mkimage.py, files added with
+mtools' mcopy, each state's changed blocks written as journal records at chosen times),
+replayed at the planned pull points. Checks files and bytes intact, a file whose data is
+on the drive but whose entry is not, a chain without an entry (fsck: damaged), stale
+blocks from before the run, the copy's progress lost, the order check and the journal's
+removal. No root, no lab (fsck.fat reads a copy of the partition when losetup fails)."""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "bench", "lib"))
+import pull_replay as pr  # noqa: E402
+
+KIB = 1024
+ENV = dict(os.environ, MTOOLS_SKIP_CHECK="1", LC_ALL="C")
+
+
+def record(t, off, data):
+    return b"VSJ1W\0\0\0" + struct.pack("<dQI", t, off, len(data)) + b"\0" * 4 + data
+
+
+class Img:
+    """What Fat32 needs of an image: read() and size (a plain file here)."""
+
+    def __init__(self, path):
+        self.path, self.size = path, os.path.getsize(path)
+
+    def read(self, off, n):
+        with open(self.path, "rb") as f:
+            f.seek(off)
+            return f.read(n)
+
+
+def changed_blocks(a, b, block=4 * KIB):
+    """[(offset, new bytes)] of the 4 KiB blocks that differ between images A and B."""
+    out = []
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        off = 0
+        while True:
+            x, y = fa.read(block), fb.read(block)
+            if not y:
+                return out
+            if x != y:
+                out.append((off, y))
+            off += block
+
+
+class PullReplay(unittest.TestCase):
+    def setUp(self):
+        for tool in ("mkfs.vfat", "mcopy", "fsck.fat"):
+            if not shutil.which(tool) and not os.path.exists("/usr/sbin/" + tool):
+                self.fail("%s is needed (dosfstools, mtools: tests/install-deps installs them)" % tool)
+        self.tmp = tempfile.mkdtemp(prefix="pull-replay-test-")
+        self.g = os.path.join(self.tmp, "group")
+        os.makedirs(os.path.join(self.g, "journal"))
+        os.makedirs(os.path.join(self.g, "stick"))
+        os.makedirs(os.path.join(self.g, "copy-order"))
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def make(self):
+        src = os.path.join(self.tmp, "src")
+        os.makedirs(src)
+        sizes = {"a.bin": 64 * KIB, "b.bin": 100 * KIB, "c.bin": 40 * KIB}
+        for i, (n, sz) in enumerate(sorted(sizes.items())):
+            with open(os.path.join(src, n), "wb") as f:
+                f.write(bytes([(i * 37 + k) % 251 for k in range(256)]) * (sz // 256))
+        img = os.path.join(self.tmp, "s0.img")
+        subprocess.run([sys.executable, os.path.join(ROOT, "tests", "lab", "lib", "mkimage.py"),
+                        img, "300", "mbr", "vfat", "TEST", "12345678", "4"], check=True)
+        base = os.path.join(self.g, "journal", "HOTPLUG1.base.img")
+        shutil.copy(img, base)
+        poff = 2048 * 512
+        states = [img]
+
+        def step(cmd):
+            nxt = os.path.join(self.tmp, "s%d.img" % len(states))
+            shutil.copy(states[-1], nxt)
+            subprocess.run([cmd[0], "-i", "%s@@%d" % (nxt, poff)] + cmd[1:], env=ENV, check=True,
+                           stdout=subprocess.DEVNULL)
+            states.append(nxt)
+            return changed_blocks(states[-2], nxt)
+
+        recs = []
+        # a stale copy of a.bin's data from "an earlier run" (before the start marker) is
+        # not in the test: the freshness check is exercised by c.bin below
+        recs += [record(11.0, o, d) for o, d in step(["mmd", "::/files"])]
+        recs += [record(11.2, o, d) for o, d in step(["mcopy", os.path.join(src, "a.bin"), "::/files/a.bin"])]
+        # b.bin: its data at 12.0, the FAT at 12.3, its directory entry at 12.6
+        blocks = step(["mcopy", os.path.join(src, "b.bin"), "::/files/b.bin"])
+        fs = pr.Fat32(Img(states[-1]), poff)
+        first, size, _ = fs.lookup("files/b.bin")
+        data_offs = {fs.cluster_off(c) + k for c in fs.chain(first, 1000) for k in range(0, fs.csize, 4 * KIB)}
+        for o, d in blocks:
+            t = 12.0 if o in data_offs else 12.3 if o < fs.data else 12.6
+            recs.append(record(t, o, d))
+        # c.bin: whole at 13.0, but its data blocks at 9.0 (before the run's start marker,
+        # as if an earlier copy had left them): only the entry and FAT count as written
+        blocks = step(["mcopy", os.path.join(src, "c.bin"), "::/files/c.bin"])
+        fs = pr.Fat32(Img(states[-1]), poff)
+        first, _, _ = fs.lookup("files/c.bin")
+        c_offs = {fs.cluster_off(c) + k for c in fs.chain(first, 1000) for k in range(0, fs.csize, 4 * KIB)}
+        early = [record(9.0, o, d) for o, d in blocks if o in c_offs]
+        recs += [record(13.0, o, d) for o, d in blocks if o not in c_offs]
+        with open(os.path.join(self.g, "journal", "HOTPLUG1.journal"), "wb") as f:
+            for r in early + sorted(recs, key=lambda r: struct.unpack_from("<d", r, 8)[0]):
+                f.write(r)
+        with open(os.path.join(self.g, "stick", "HOTPLUG1.log"), "w") as f:
+            f.write("# nbd-stick\nM 0 10.0 0 0 0 0\nM 1 15.0 0 0 0 0\n")
+        order = [[n, sizes[n]] for n in sorted(sizes)]
+        with open(os.path.join(self.g, "copy-order", "wl.json"), "w") as f:
+            json.dump({"workload": "wl", "dst": "files", "files": order}, f)
+        with open(os.path.join(self.g, "group.json"), "w") as f:
+            json.dump({"name": "g", "fs": "vfat", "workloads": [{"name": "wl", "host_src": src}]}, f)
+        total = sum(sizes.values())
+        # cp starts at 10.5 on the stick's clock (0.5 s after the marker); its samples
+        # (series clock 0.1 s before cp): a.bin written by 0.7 s, b.bin by 1.5 s, c.bin by 2.5 s
+        series = [[0.2, 0, 0, 0], [0.8, 0, 0, 64 * KIB], [1.6, 0, 0, 164 * KIB], [2.6, 0, 0, total]]
+        run = {"run": 0, "rep": 1, "warmup": False, "setup": "udisks-default", "workload": "wl",
+               "workload_bytes": total, "copy_s": 3.0, "safe_s": 4.0, "t0_after_mark_s": 0.5,
+               "series_t0_s": -0.1, "series": series, "profile": "test", "kernel": "k", "commit": "c"}
+        with open(os.path.join(self.g, "results.jsonl"), "w") as f:
+            f.write(json.dumps(dict(run, run=99, warmup=True)) + "\n" + json.dumps(run) + "\n")
+
+    def replay(self, *extra):
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "lib", "pull_replay.py"), self.g,
+                            "--fractions", "0.2,0.3,0.5,0.55,0.65,0.8", *extra],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return [json.loads(l) for l in open(os.path.join(self.g, "pulls.jsonl"))]
+
+    def test_pulls(self):
+        self.make()
+        pulls = self.replay()
+        by = {(p["point"], p["t_s"]): p for p in pulls}
+        # the warm-up is not pulled; 6 moments + return and 3 after it
+        self.assertEqual(len(pulls), 10)
+        self.assertTrue(all(p["run"] == 0 for p in pulls))
+        # 0.8 s (11.3): files/ and a.bin are on the drive; a.bin complete
+        p = by[("t", 0.8)]
+        self.assertEqual((p["files_intact"], p["bytes_intact"]), (1, 64 * KIB))
+        self.assertEqual(p["fsck"], "clean")
+        # cp had written a.bin by 0.7 s: the pull at 0.8 s loses 0.1 s of the copy
+        self.assertAlmostEqual(p["progress_lost_s"], 0.1, places=2)
+        # 1.2 s (11.7): nothing new on the drive; cp was inside b.bin
+        p = by[("t", 1.2)]
+        self.assertEqual(p["files_intact"], 1)
+        self.assertAlmostEqual(p["progress_lost_s"], 0.5, places=2)
+        self.assertGreater(p["bytes_written"], 64 * KIB)
+        # 2.0 s (12.5): b.bin's data and FAT chain, no entry: not reachable, lost clusters
+        p = by[("t", 2.0)]
+        self.assertEqual((p["files_intact"], p["bytes_intact"]), (1, 64 * KIB))
+        self.assertEqual(p["fsck"], "damaged", p["fsck_lines"])
+        # 2.2 s (12.7): b.bin's entry too
+        p = by[("t", 2.2)]
+        self.assertEqual((p["files_intact"], p["bytes_intact"]), (2, 164 * KIB))
+        self.assertEqual(p["fsck"], "clean", p["fsck_lines"])
+        # 3.2 s (13.7) and the return (3.0 s = 13.5): c.bin's entry and chain are there,
+        # its data only from before the run: not intact
+        for key in (("t", 3.2), ("return", 3.0), ("return+2s", 5.0)):
+            p = by[key]
+            self.assertEqual(p["files_intact"], 2, key)
+            self.assertEqual(p["bytes_intact"], 164 * KIB, key)
+            # the prefix ends with b.bin, written by 1.5 s; lost from then to the return
+            self.assertAlmostEqual(p["progress_lost_s"], 1.5, places=2)
+            self.assertAlmostEqual(p["progress_lost_files_s"], 1.5, places=2)
+            self.assertEqual(p["bytes_written"], 204 * KIB)
+        # the last pull of the run checks cp's order against the drive's entries
+        self.assertTrue(by[("return+2s", 5.0)]["order_checked"])
+        self.assertEqual({p["reference"] for p in pulls}, {"udisks-default"})
+        self.assertFalse(os.path.exists(os.path.join(self.g, "journal")))
+
+    def test_wrong_order_is_reported(self):
+        self.make()
+        path = os.path.join(self.g, "copy-order", "wl.json")
+        o = json.load(open(path))
+        o["files"] = [o["files"][1], o["files"][0], o["files"][2]]
+        json.dump(o, open(path, "w"))
+        pulls = self.replay("--keep-journal")
+        self.assertFalse([p for p in pulls if p["point"] == "return+2s"][0]["order_checked"])
+        self.assertTrue(os.path.exists(os.path.join(self.g, "journal", "HOTPLUG1.journal")))
+
+    def test_no_journal(self):
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "lib", "pull_replay.py"), self.g],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("no journal", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
