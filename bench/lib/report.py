@@ -7,6 +7,7 @@ Usage: report.py RAW_DIR OUT_DIR [COMMAND]     (bench/run calls write_all)
 import datetime
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -916,18 +917,52 @@ def headline_table(summary):
     return L
 
 
+def replace_block(path, start, end, lines):
+    """Replace what lies between the markers START and END of PATH by LINES; False when
+    PATH has no such markers."""
+    with open(path) as f:
+        text = f.read()
+    i, j = text.find(start), text.find(end)
+    if i < 0 or j < i:
+        return False
+    with open(path, "w") as f:
+        f.write(text[:i] + start + "\n" + "\n".join(lines) + "\n" + text[j:])
+    return True
+
+
 def update_headline(path, summary):
     """Replace the headline between the markers of PATH (docs/benchmark.md); False when it
     has none."""
-    with open(path) as f:
-        text = f.read()
-    i, j = text.find(HEADLINE_START), text.find(HEADLINE_END)
-    if i < 0 or j < i:
-        return False
-    block = HEADLINE_START + "\n" + "\n".join(headline_table(summary)) + "\n"
-    with open(path, "w") as f:
-        f.write(text[:i] + block + text[j:])
-    return True
+    return replace_block(path, HEADLINE_START, HEADLINE_END, headline_table(summary))
+
+
+README_START = "<!-- bench summary: written by bench/run from bench/summary.json; do not edit -->"
+README_END = "<!-- end of the bench summary -->"
+
+
+def readme_lines(summary):
+    """README's benchmark paragraph: vfat-smart's verdicts on what a pull loses (bad news
+    first) and the count of the benchmark's goals met, every figure from the summary."""
+    verdicts = sorted([v for v in pull_verdicts(summary) if v[0] != "reference"],
+                      key=lambda v: v[0] != "MISSED")
+    gl = goals(summary)
+    L = ["Measured in the project's lab (Debian's kernels under QEMU, simulated drives; "
+         "[bench/RESULTS.md](bench/RESULTS.md), generated %s):" % summary["generated"][:10], ""]
+    if verdicts:
+        L += ["- %s: %s" % ("**missed**" if st == "MISSED" else "met", text) for st, text in verdicts]
+    else:
+        L.append("- what a pull loses at every moment of a copy is not measured yet")
+    # which drive models the goals were judged on, and whether each is fitted to a real stick
+    fitted = {c.get("model") for c in summary.get("calibration", [])}
+    prof = {c["group"]: c.get("profile") or c["device"] for c in summary["cells"]}
+    used = sorted({prof[gname] for _, text in gl for gname in re.findall(r"\(([A-Za-z0-9.@_-]+)\)", text)
+                   if gname in prof and isinstance(prof[gname], str)})
+    L.append("- the benchmark's goals: %d met, %d missed, %d not measured, judged on the drive models %s "
+             "(%s)" % (sum(1 for st, _ in gl if st == "met"), sum(1 for st, _ in gl if st == "MISSED"),
+                       sum(1 for st, _ in gl if st == "not measured"), ", ".join(used) or "-",
+                       "fitted to a real stick: " + ", ".join(m for m in used if m in fitted)
+                       if any(m in fitted for m in used) else "none of them fitted to a real stick yet"))
+    return L
 
 
 # ------------------------------------------------------------------------ pulls
@@ -1013,7 +1048,7 @@ def pulls_section(summary):
         L += ["No group with replayed pulls (\"pulls\": true in bench/matrix.json) has results yet: the "
               "return gap and the dominance over udisks' default are not measured.", ""]
         return L
-    L.append("Every timed run of a group with pulls is pulled, offline, at every 10 % of udisks' default's "
+    L.append("Every timed run of a group with pulls is pulled, offline, at every 10 %% of udisks' default's "
              "median time to safe (the same wall-clock moments for every setup), when cp returned, and 0.5, 1 "
              "and 2 s after that: the drive's image at that instant is rebuilt from the drive's write journal "
              "(bench/lib/pull_replay.py). Lost = seconds of the copy's own progress (cp's written bytes over "
@@ -1371,7 +1406,7 @@ def plot_internal(plt, groups, pdir):
     return made
 
 
-def write_all(raw, outdir, command, generated=None, plots=True, headline_doc=None):
+def write_all(raw, outdir, command, generated=None, plots=True, headline_doc=None, readme=None):
     groups = load_raw(raw)
     matrix = None
     mp = os.path.join(outdir, "matrix.json")      # the groups' definitions (supersedes)
@@ -1395,6 +1430,8 @@ def write_all(raw, outdir, command, generated=None, plots=True, headline_doc=Non
         f.write(render(summary, made, notes, os.path.relpath(os.path.abspath(raw), TOP) + "/"))
     if headline_doc:
         update_headline(headline_doc, summary)
+    if readme:
+        replace_block(readme, README_START, README_END, readme_lines(summary))
     return summary
 
 

@@ -93,6 +93,59 @@ class ReportTest(unittest.TestCase):
                 self.assertEqual(y["lost_bytes"], y["written_bytes"] - y["intact_bytes"])
         self.assertEqual([c["setup"] for c in s["experiments"]], ["x-syncfs1"])
 
+    def test_pulls(self):
+        """pulls.jsonl beside a group's results: the cells' pulls, the verdicts first in
+        RESULTS.md (bad news first) and README's block."""
+        runs = []
+        pulls = []
+        for i, (s, safe, copy) in enumerate((("udisks-default", 100, 99), ("vfat-smart", 30, 10),
+                                             ("no-flush", 29, 9))):
+            runs.append(run("pulls-x", s, safe, copy=copy, device="pny32g", profile="pny32g", run=i))
+            for t, lost_u, lost_v in ((10.0, 0.3, 0.9), (20.0, 0.2, 0.1)):
+                lost = {"udisks-default": lost_u, "vfat-smart": lost_v, "no-flush": 3.0}[s]
+                pulls.append({"run": i, "rep": 1, "setup": s, "point": "t", "t_s": t, "files_total": 10,
+                              "files_intact": 5, "bytes_written": 100, "bytes_intact": 50 if s != "udisks-default" else 20,
+                              "progress_lost_s": lost, "progress_lost_files_s": lost, "fsck": "clean",
+                              "reference": "udisks-default", "reference_safe_s": 100})
+            pulls.append({"run": i, "rep": 1, "setup": s, "point": "return", "t_s": copy, "files_total": 10,
+                          "files_intact": 10 if s == "udisks-default" else 4, "bytes_written": 100, "bytes_intact": 40,
+                          "progress_lost_s": 0.1 if s == "udisks-default" else 2.5,
+                          "progress_lost_files_s": 0.1 if s == "udisks-default" else 2.6,
+                          "fsck": "damaged" if s == "no-flush" else "dirty-bit",
+                          "reference": "udisks-default", "reference_safe_s": 100})
+        g = write_group(self.raw, "pulls-x", runs)
+        with open(os.path.join(g, "pulls.jsonl"), "w") as f:
+            f.write("".join(json.dumps(p) + "\n" for p in pulls))
+        readme = os.path.join(self.tmp.name, "README.md")
+        with open(readme, "w") as f:
+            f.write("intro\n%s\nold\n%s\nrest\n" % (report.README_START, report.README_END))
+        summary = report.write_all(self.raw, self.tmp.name, "t", generated="2026-12-05T00:00:00Z", readme=readme)
+        v = next(c for c in summary["cells"] if c["group"] == "pulls-x" and c["setup"] == "vfat-smart")
+        self.assertEqual(len(v["pulls"]), 3)
+        self.assertEqual(set(v["pulls"][0]), set(report.PULL_KEYS))
+        with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
+            md = f.read()
+        # the section comes first, its MISSED verdicts before the met ones
+        head = md[md.index("## Pulls"):md.index("## Goals")]
+        self.assertLess(md.index("## Pulls"), md.index("## Goals"))
+        lines = [l for l in head.splitlines() if l.startswith("- **")]
+        self.assertTrue(lines[0].startswith("- **MISSED**: "), lines)
+        self.assertIn("- **MISSED**: return gap, vfat-smart, pny32g, big1g, Linux 6.12 (pulls-x): a pull when cp "
+                      "returned lost 2.50 s of the copy (whole files: 2.60 s; up to 6 of 10 files", head)
+        # 0.9 s against 0.3 s at 10 s is worse than the tolerance; 0.1 against 0.2 is not
+        self.assertIn("vfat-smart lost more of the copy's progress than udisks' default (medians; equal within "
+                      "0.25 s) at 10.0 s: 0.90 s against 0.30 s", head)
+        self.assertIn("- **met**: ahead, pny32g, big1g", head)
+        self.assertIn("- **reference**: file system after a pull, pny32g, big1g, Linux 6.12 (pulls-x): fsck.fat -n "
+                      "found damage beyond the dirty bit after 1 of 3 pulls of no-flush", head)
+        self.assertIn("| return | 10 files, 0.10 s | 4 files, 2.50 s | 4 files, 2.50 s, 1 damaged |", head)
+        with open(readme) as f:
+            text = f.read()
+        self.assertTrue(text.startswith("intro\n%s\nMeasured in the project's lab" % report.README_START))
+        self.assertIn("- **missed**: return gap, vfat-smart", text)
+        self.assertNotIn("no-flush", text)                 # the references stay in RESULTS.md
+        self.assertTrue(text.endswith("%s\nrest\n" % report.README_END))
+
     def test_experiment_groups_apart(self):
         write_group(self.raw, "x-pace", [run("x-pace", s, safe, workload="big256") for s, safe in
                                          (("udisks-default", 20), ("vfat-smart", 18), ("x-cap38-syncfs0", 15))])
