@@ -193,7 +193,50 @@ def build_summary(groups, command, generated=None, matrix=None, targets=None):
         "experiments": exp,
         "calibration": calibration(groups, targets or []),
         "calibration_iterations": calibration_iterations(groups),
+        "first_plug": first_plug(groups),
     }
+
+
+def first_plug(groups):
+    """Per group: the peak data at risk of vfat-smart's first run in the guest (the stick
+    plugged, nothing learned yet: every guest starts with an empty state; the warm-up
+    counts) beside the peaks of its later runs of the same workload (learned)."""
+    out = []
+    for gname, meta, runs in groups:
+        vs = sorted((r for r in runs if r.get("setup") == "vfat-smart" and not r.get("yank")
+                     and r.get("peak_at_risk_bytes") is not None and r.get("target") != "internal"),
+                    key=lambda r: r.get("run", 0))
+        if len(vs) < 2 or meta.get("calibration"):
+            continue
+        first = vs[0]
+        later = [r["peak_at_risk_bytes"] for r in vs[1:] if r["workload"] == first["workload"]]
+        out.append({"group": gname, "workload": first["workload"], "kernel": first.get("kernel_series"),
+                    "profile": first.get("profile") or first.get("device"), "bw": first.get("bw"),
+                    "first_warmup": bool(first.get("warmup")),
+                    "first_peak_at_risk_bytes": first["peak_at_risk_bytes"],
+                    "learned_peak_at_risk_bytes": later})
+    return out
+
+
+def first_plug_section(summary):
+    fp = summary.get("first_plug") or []
+    if not fp:
+        return []
+    L = ["## First plug: data at risk before anything is learned", "",
+         "vfat-smart's first run in each guest (nothing learned about the stick yet; every guest starts "
+         "empty) against its later runs of the same workload in the same guest (learned): peak data at "
+         "risk, MiB, and in seconds of the profile's nominal bandwidth.", "",
+         "| group | profile | kernel | workload | first plug | learned, median (min-max) |",
+         "| --- | --- | --- | --- | --- | --- |"]
+    for e in fp:
+        bw = e.get("bw") or 0
+        first = e["first_peak_at_risk_bytes"]
+        L.append("| %s | %s | %s | %s | %.1f MiB%s%s | %s MiB |" % (
+            e["group"], e["profile"], e["kernel"], e["workload"], first / MIB,
+            " (%.1f s)" % (first / bw) if bw else "", " (the warm-up)" if e["first_warmup"] else "",
+            fmt_range(e["learned_peak_at_risk_bytes"], scale=MIB) if e["learned_peak_at_risk_bytes"] else "-"))
+    L.append("")
+    return L
 
 
 # a cell whose drive was busy less than this share of the time to safe measured the
@@ -1112,6 +1155,7 @@ def render(summary, plots=None, notes=None, raw_shown="bench/raw/"):
              % (summary["generated"], summary["command"], raw_shown))
     L.append("")
     L += pulls_section(summary)
+    L += first_plug_section(summary)
     L += calibration_section(summary)
     L.append("## Goals: vfat-smart as installed against the same run's references")
     L.append("")
