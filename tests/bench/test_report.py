@@ -146,6 +146,21 @@ class ReportTest(unittest.TestCase):
         self.assertNotIn("no-flush", text)                 # the references stay in RESULTS.md
         self.assertTrue(text.endswith("%s\nrest\n" % report.README_END))
 
+    def test_first_plug(self):
+        """vfat-smart's first run in the guest (nothing learned) beside its later runs."""
+        write_group(self.raw, "fp", [run("fp", "vfat-smart", 10, run=0, peak_at_risk_bytes=38 * MIB),
+                                     run("fp", "udisks-default", 20, run=1),
+                                     run("fp", "vfat-smart", 10, run=2, peak_at_risk_bytes=22 * MIB),
+                                     run("fp", "vfat-smart", 10, run=3, peak_at_risk_bytes=24 * MIB),
+                                     run("fp", "vfat-smart", 10, run=4, workload="small1000x64k",
+                                         peak_at_risk_bytes=1 * MIB)])
+        summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
+        e = next(x for x in summary["first_plug"] if x["group"] == "fp")
+        self.assertEqual((e["workload"], e["first_peak_at_risk_bytes"]), ("big1g", 38 * MIB))
+        self.assertEqual(e["learned_peak_at_risk_bytes"], [22 * MIB, 24 * MIB])
+        with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
+            self.assertIn("| fp | cheap-stick | 6.12 | big1g | 38.0 MiB (2.0 s) | 23.0 (22.0-24.0) MiB |", f.read())
+
     def test_experiment_groups_apart(self):
         write_group(self.raw, "x-pace", [run("x-pace", s, safe, workload="big256") for s, safe in
                                          (("udisks-default", 20), ("vfat-smart", 18), ("x-cap38-syncfs0", 15))])
