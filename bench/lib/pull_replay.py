@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """pull_replay.py - what a person keeps when the stick is pulled at any moment of a copy.
 
-Usage: pull_replay.py GROUP_DIR [--keep-journal] [--fractions 0.1,0.2,..] [--reference SETUP]
+Usage: pull_replay.py GROUP_DIR [--delete-journal] [--fractions 0.1,0.2,..] [--reference SETUP]
 
 A bench group run with "pulls": true (bench/run passes --stick-journal to guest-run) has,
 next to its raw results, the drive's write journal and its image at the start
@@ -36,14 +36,15 @@ Per pull (one JSON line in GROUP_DIR/pulls.jsonl):
                               in fsck_lines
 The copy's order is cp's (bench/guest/bench.py copy_order, GROUP_DIR/copy-order/); each
 run's last pull checks it against the order of the entries on the drive (order_checked).
-FAT32 only (the bench's vfat groups). The journal is deleted afterwards unless
---keep-journal (it is as large as everything the guest wrote).
+FAT32 only (the bench's vfat groups). --delete-journal deletes the journal and the start
+image afterwards (they take as much disk as everything the guest wrote).
 """
 import argparse
 import glob
 import gzip
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -270,10 +271,16 @@ def file_intact(fs, img, src_path, src_size, onstick, run_start):
     return intact, prefix, size == src_size and intact == src_size
 
 
-FSCK_HARMLESS = ("dirty bit is set", "free cluster summary", "automatically removing dirty bit",
-                 "leaving file system unchanged", "perform changes", "fsck.fat", "there are differences between boot sector",
-                 "not automatically fixing this", "1) copy original to backup", "2) copy backup to original",
-                 "3) no action", "[123?q]?")
+# fsck.fat -n's lines that say nothing beyond the dirty bit: the bit itself (in FAT32's
+# boot sector at byte 65, so the backup boot sector differs there), the free-cluster count
+# of the FSInfo sector (a hint the kernel keeps in memory), the second FAT lagging behind
+# the first (fsck uses the first), and fsck's own remarks. Anything else is "damaged".
+FSCK_HARMLESS = ("dirty bit is set", "automatically removing dirty bit", "free cluster summary wrong",
+                 "auto-correcting", "leaving filesystem unchanged", "there are differences between boot sector",
+                 "this is mostly harmless", "not automatically fixing this", "fats differ but appear to be intact",
+                 "using first fat")
+BOOT_DIFF = re.compile(r"^(\d+):[0-9a-f]{2}/[0-9a-f]{2}$")
+DIRTY_BYTE = 65
 
 
 def fsck(img, offset, size):
@@ -301,11 +308,20 @@ def fsck(img, offset, size):
     # the header and the summary ("X files, Y/Z clusters") are not findings
     findings = [l for l in lines[1:] if not l.startswith("/dev/") and not l.startswith(dev)
                 and "files, " not in l and not l.startswith("Checking")]
-    if p.returncode == 0 and not findings:
-        return "clean", findings
-    if all(any(h in l.lower() for h in FSCK_HARMLESS) or l.startswith("(") for l in findings):
-        return "dirty-bit", findings
-    return "damaged", findings
+    return classify(p.returncode, findings), findings
+
+
+def classify(rc, findings):
+    """"clean", "dirty-bit" or "damaged" from fsck.fat -n's exit status and findings."""
+    if rc == 0 and not findings:
+        return "clean"
+
+    def harmless(line):
+        m = BOOT_DIFF.match(line)
+        if m:
+            return int(m.group(1)) == DIRTY_BYTE
+        return any(h in line.lower() for h in FSCK_HARMLESS)
+    return "dirty-bit" if all(harmless(l) for l in findings) else "damaged"
 
 
 # ---------------------------------------------------------------------- the copy's clock
@@ -378,7 +394,7 @@ def plan(runs, fractions, reference):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("group")
-    ap.add_argument("--keep-journal", action="store_true")
+    ap.add_argument("--delete-journal", action="store_true")
     ap.add_argument("--fractions", default="0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0")
     ap.add_argument("--reference", default="udisks-default")
     a = ap.parse_args()
@@ -453,10 +469,15 @@ def main():
                         else:
                             in_prefix = False
                 t_eff = min(t, r["copy_s"])
+
+                def lost(nbytes):
+                    # the whole copy intact: nothing lost, whenever cp's count got there
+                    if nbytes >= r["workload_bytes"]:
+                        return 0.0
+                    return round(max(0.0, t_eff - time_of(pts, nbytes)), 3)
                 res.update({"files_intact": intact_files, "bytes_intact": intact_bytes,
                             "intact_prefix_bytes": prefix,
-                            "progress_lost_s": round(max(0.0, t_eff - time_of(pts, prefix)), 3),
-                            "progress_lost_files_s": round(max(0.0, t_eff - time_of(pts, prefix_files)), 3)})
+                            "progress_lost_s": lost(prefix), "progress_lost_files_s": lost(prefix_files)})
                 if fs:
                     res["fsck"], res["fsck_lines"] = fsck(img, poff, psize)
                 else:
@@ -471,7 +492,7 @@ def main():
                         res["order_checked"] = True
                 out.write(json.dumps(res, sort_keys=True) + "\n")
                 out.flush()
-                print("run %2d %-16s %-12s t %7.2f s: %d/%d files, %.1f/%.1f MiB, lost %.2f s, %s"
+                print("run %2d %-16s %-12s at %7.2f s: %d/%d files, %.1f/%.1f MiB, lost %.2f s, %s"
                       % (r["run"], r["setup"], name, t, intact_files, len(order["files"]),
                          intact_bytes / 2**20, res["bytes_written"] / 2**20, res["progress_lost_s"], res["fsck"]),
                       file=sys.stderr, flush=True)
@@ -479,7 +500,7 @@ def main():
         os.rename(out_path + ".new", out_path)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    if not a.keep_journal:
+    if a.delete_journal:
         shutil.rmtree(jdir, ignore_errors=True)
 
 

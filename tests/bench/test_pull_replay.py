@@ -68,7 +68,7 @@ class PullReplay(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
-    def make(self):
+    def make(self, stale_c=True):
         src = os.path.join(self.tmp, "src")
         os.makedirs(src)
         sizes = {"a.bin": 64 * KIB, "b.bin": 100 * KIB, "c.bin": 40 * KIB}
@@ -110,7 +110,7 @@ class PullReplay(unittest.TestCase):
         fs = pr.Fat32(Img(states[-1]), poff)
         first, _, _ = fs.lookup("files/c.bin")
         c_offs = {fs.cluster_off(c) + k for c in fs.chain(first, 1000) for k in range(0, fs.csize, 4 * KIB)}
-        early = [record(9.0, o, d) for o, d in blocks if o in c_offs]
+        early = [record(9.0 if stale_c else 13.0, o, d) for o, d in blocks if o in c_offs]
         recs += [record(13.0, o, d) for o, d in blocks if o not in c_offs]
         with open(os.path.join(self.g, "journal", "HOTPLUG1.journal"), "wb") as f:
             for r in early + sorted(recs, key=lambda r: struct.unpack_from("<d", r, 8)[0]):
@@ -134,7 +134,7 @@ class PullReplay(unittest.TestCase):
 
     def replay(self, *extra):
         p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "lib", "pull_replay.py"), self.g,
-                            "--fractions", "0.2,0.3,0.5,0.55,0.65,0.8", *extra],
+                            "--fractions", "0.2,0.3,0.5,0.55,0.65,0.8", *(extra or ("--delete-journal",))],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.assertEqual(p.returncode, 0, p.stderr)
         return [json.loads(l) for l in open(os.path.join(self.g, "pulls.jsonl"))]
@@ -179,6 +179,7 @@ class PullReplay(unittest.TestCase):
         self.assertTrue(by[("return+2s", 5.0)]["order_checked"])
         self.assertEqual({p["reference"] for p in pulls}, {"udisks-default"})
         self.assertFalse(os.path.exists(os.path.join(self.g, "journal")))
+        self.assertEqual(by[("return+2s", 5.0)]["bytes_total"], 204 * KIB)
 
     def test_wrong_order_is_reported(self):
         self.make()
@@ -186,9 +187,36 @@ class PullReplay(unittest.TestCase):
         o = json.load(open(path))
         o["files"] = [o["files"][1], o["files"][0], o["files"][2]]
         json.dump(o, open(path, "w"))
-        pulls = self.replay("--keep-journal")
+        pulls = self.replay("--fractions", "0.5")
         self.assertFalse([p for p in pulls if p["point"] == "return+2s"][0]["order_checked"])
         self.assertTrue(os.path.exists(os.path.join(self.g, "journal", "HOTPLUG1.journal")))
+
+    def test_all_intact_loses_nothing(self):
+        # c.bin written by this run: after 13.0 everything is there; cp's count reached
+        # its end at 2.5 s, cp returned at 3.0 s: a pull at or after the return loses nothing
+        self.make(stale_c=False)
+        pulls = self.replay()
+        for p in pulls:
+            if p["point"] != "t":
+                self.assertEqual((p["files_intact"], p["progress_lost_s"], p["progress_lost_files_s"]),
+                                 (3, 0.0, 0.0), p["point"])
+
+    def test_fsck_classes(self):
+        # lines fsck.fat 4.2 printed for pulls in the lab
+        dirty = ["There are differences between boot sector and its backup.",
+                 "This is mostly harmless. Differences: (offset:original/backup)", "65:01/00",
+                 "Not automatically fixing this.", "FATs differ but appear to be intact.", "Using first FAT.",
+                 "Dirty bit is set. Fs was not properly unmounted and some data may be corrupt.",
+                 "Automatically removing dirty bit.", "Free cluster summary wrong (130973 vs. really 130772)",
+                 "Auto-correcting.", "Leaving filesystem unchanged."]
+        self.assertEqual(pr.classify(0, []), "clean")
+        self.assertEqual(pr.classify(1, dirty), "dirty-bit")
+        self.assertEqual(pr.classify(1, dirty + ["Reclaimed 201 unused clusters (6586368 bytes)."]), "damaged")
+        self.assertEqual(pr.classify(1, dirty + ["/big.bin", "File size is 43601920 bytes, cluster chain "
+                                                 "length is > 43614208 bytes.", "Truncating file to 43601920 bytes."]),
+                         "damaged")
+        # a backup boot sector that differs elsewhere than the dirty byte
+        self.assertEqual(pr.classify(1, [l if l != "65:01/00" else "71:02/00" for l in dirty]), "damaged")
 
     def test_no_journal(self):
         p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "lib", "pull_replay.py"), self.g],
