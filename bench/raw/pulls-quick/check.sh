@@ -1,3 +1,0 @@
-set -euo pipefail
-export VSM_LAB_GUEST_DIR=/run/lab/host/work/main/tests/lab/guest
-exec python3 -u /run/lab/host/work/main/bench/guest/bench.py /run/lab/host/work/main/bench/raw/pulls-quick.new/group.json
