@@ -25,19 +25,21 @@ Per pull (one JSON line in GROUP_DIR/pulls.jsonl):
                               guest, interpolated; all of it once cp returned)
   bytes_intact                bytes of the source found so (partial files included)
   progress_lost_s             seconds of the copy's own progress lost: the pull's moment
-                              (or cp's return, if later) minus the moment cp had written
-                              the intact prefix of the copy (the files in cp's order up to
-                              the first one not intact, and that one's intact beginning)
+                              (cp's return, for a pull after it) minus the moment cp had
+                              written the intact prefix of the copy (the files in cp's
+                              order up to the first one not intact, and that one's intact
+                              beginning); 0 when the whole copy is intact
   progress_lost_files_s       the same counting whole files only
-  fsck                        fsck.fat -n on the image: "clean", "dirty-bit" (findings
-                              only the dirty bit and the free-cluster count, which a mount
-                              or fsck corrects without loss) or "damaged" (anything else:
-                              lost clusters, cross-links, bad entries, sizes), its lines
-                              in fsck_lines
+  fsck                        fsck.fat -n (fsck.exfat -n) on the image: "clean",
+                              "dirty-bit" (findings only the dirty bit and the free-cluster
+                              count, which a mount or fsck corrects without loss) or
+                              "damaged" (anything else: lost clusters, cross-links, bad
+                              entries, sizes), its lines in fsck_lines
 The copy's order is cp's (bench/guest/bench.py copy_order, GROUP_DIR/copy-order/); each
 run's last pull checks it against the order of the entries on the drive (order_checked).
-FAT32 only (the bench's vfat groups). --delete-journal deletes the journal and the start
-image afterwards (they take as much disk as everything the guest wrote).
+FAT32 and exFAT (exFAT's dirty flag is read from its boot sector, since fsck.exfat -n does
+not report it; every finding of fsck.exfat counts as damage). --delete-journal deletes
+the journal and the start image afterwards (they take as much disk as the guest wrote).
 """
 import argparse
 import glob
@@ -124,46 +126,108 @@ def partition(img):
     return 0, img.size
 
 
-class Fat32:
+class Entry(tuple):
+    """A directory entry: name, is_dir, first cluster, size (bytes a reader gets), and
+    whether its clusters are contiguous without a FAT chain (exFAT's NoFatChain)."""
+    __slots__ = ()
+
+    def __new__(cls, name, is_dir, first, size, contiguous=False):
+        return tuple.__new__(cls, (name, is_dir, first, size, contiguous))
+
+    name = property(lambda s: s[0])
+    is_dir = property(lambda s: s[1])
+    first = property(lambda s: s[2])
+    size = property(lambda s: s[3])
+    contiguous = property(lambda s: s[4])
+
+
+class FatFs:
+    """What both readers share: directory listings (cached: one reader per pull, the
+    image does not change under it), lookup by path, the order of the entries."""
+
+    def __init__(self, img):
+        self.img = img
+        self.dirs = {}
+
+    def fat_chain(self, first, limit, end):
+        out, c = [], first
+        while 2 <= c < len(self.fat) and c < end and len(out) < limit:
+            out.append(c)
+            c = self.fat[c] & self.mask
+        return out
+
+    def clusters(self, e, limit):
+        """E's clusters, at most LIMIT."""
+        if e.contiguous:
+            return list(range(e.first, e.first + limit)) if e.first >= 2 else []
+        return self.fat_chain(e.first, limit, self.chain_end)
+
+    def cluster_off(self, c):
+        return self.heap + (c - 2) * self.csize
+
+    def entries(self, d):
+        """[Entry] of directory entry D, in entry order."""
+        if d.first not in self.dirs:
+            self.dirs[d.first] = self.read_dir(d)
+        return self.dirs[d.first]
+
+    def lookup(self, path):
+        """The Entry of PATH ("a/b"), or None."""
+        cur = self.root
+        for part in [p for p in path.split("/") if p]:
+            if not cur.is_dir:
+                return None
+            ents = self.entries(cur)
+            # FAT and exFAT names compare without case (an 8.3 name may come back in capitals)
+            hit = [e for e in ents if e.name == part] or [e for e in ents if e.name.lower() == part.lower()]
+            if not hit:
+                return None
+            cur = hit[0]
+        return cur
+
+    def walk_order(self, d, rel=""):
+        """Files under directory entry D in entry order, a subdirectory whole before the
+        next entry (the order cp created them in, on a fresh file system)."""
+        out = []
+        for e in self.entries(d):
+            r = rel + "/" + e.name if rel else e.name
+            if e.is_dir:
+                out += self.walk_order(e, r)
+            else:
+                out.append(r)
+        return out
+
+
+def u32_array(raw):
+    a = array("I", raw)
+    if sys.byteorder != "little":
+        a.byteswap()
+    return a
+
+
+class Fat32(FatFs):
+    kind = "vfat"
+    mask, chain_end = 0x0FFFFFFF, 0x0FFFFFF7
+
     def __init__(self, img, offset):
-        self.img, self.off = img, offset
+        super().__init__(img)
         b = img.read(offset, 512)
-        self.bps = struct.unpack_from("<H", b, 11)[0]
-        self.spc = b[13]
+        bps = struct.unpack_from("<H", b, 11)[0]
+        spc = b[13]
         reserved = struct.unpack_from("<H", b, 14)[0]
         nfats = b[16]
         fatsz = struct.unpack_from("<I", b, 36)[0]
-        if self.bps not in (512, 1024, 2048, 4096) or not self.spc or not fatsz or b[82:87] != b"FAT32":
+        if bps not in (512, 1024, 2048, 4096) or not spc or not fatsz or b[82:87] != b"FAT32":
             raise ValueError("not a FAT32 file system")
-        self.root = struct.unpack_from("<I", b, 44)[0]
-        self.csize = self.bps * self.spc
-        self.fat_off = offset + reserved * self.bps
-        self.data = offset + (reserved + nfats * fatsz) * self.bps
-        raw = img.read(self.fat_off, fatsz * self.bps)
-        self.fat = array("I", raw)          # little-endian hosts (x86, the lab's)
-        if sys.byteorder != "little":
-            self.fat.byteswap()
-        self.dirs = {}          # first cluster -> entries (one Fat32 per pull: the image is fixed)
+        self.csize = bps * spc
+        self.heap = offset + (reserved + nfats * fatsz) * bps
+        self.fat = u32_array(img.read(offset + reserved * bps, fatsz * bps))
+        self.root = Entry("", True, struct.unpack_from("<I", b, 44)[0], 0)
+        self.dirty = bool(b[65] & 1)
 
-    def chain(self, first, limit):
-        out, c = [], first
-        while 2 <= c < len(self.fat) and c < 0x0FFFFFF7 and len(out) < limit:
-            out.append(c)
-            c = self.fat[c] & 0x0FFFFFFF
-        return out
-
-    def cluster_off(self, c):
-        return self.data + (c - 2) * self.csize
-
-    def entries(self, first):
-        """[(name, is_dir, first_cluster, size)] of a directory, in entry order."""
-        if first not in self.dirs:
-            self.dirs[first] = self.read_dir(first)
-        return self.dirs[first]
-
-    def read_dir(self, first):
+    def read_dir(self, d):
         out, lfn = [], {}
-        for c in self.chain(first, 1 << 16):
+        for c in self.clusters(d, 1 << 16):
             buf = self.img.read(self.cluster_off(c), self.csize)
             for i in range(0, len(buf), 32):
                 e = buf[i:i + 32]
@@ -174,9 +238,8 @@ class Fat32:
                     continue
                 attr = e[11]
                 if attr == 0x0F:
-                    seq = e[0] & 0x1F
                     part = e[1:11] + e[14:26] + e[28:32]
-                    lfn[seq] = part.decode("utf-16-le", "replace").split("\x00")[0].replace("\uffff", "")
+                    lfn[e[0] & 0x1F] = part.decode("utf-16-le", "replace").split("\x00")[0].replace("\uffff", "")
                     continue
                 if attr & 0x08:
                     lfn = {}
@@ -193,46 +256,84 @@ class Fat32:
                 if name in (".", ".."):
                     continue
                 first_c = struct.unpack_from("<H", e, 20)[0] << 16 | struct.unpack_from("<H", e, 26)[0]
-                out.append((name, bool(attr & 0x10), first_c, struct.unpack_from("<I", e, 28)[0]))
+                out.append(Entry(name, bool(attr & 0x10), first_c, struct.unpack_from("<I", e, 28)[0]))
         return out
 
-    def lookup(self, path):
-        """(first_cluster, size, is_dir) of PATH ("a/b"), or None."""
-        cur = (self.root, 0, True)
-        for part in [p for p in path.split("/") if p]:
-            if not cur[2]:
-                return None
-            ents = self.entries(cur[0])
-            # FAT names compare without case (an 8.3 name may come back in capitals)
-            hit = [e for e in ents if e[0] == part] or [e for e in ents if e[0].lower() == part.lower()]
-            if not hit:
-                return None
-            cur = (hit[0][2], hit[0][3], hit[0][1])
-        return cur
 
-    def walk_order(self, first, rel=""):
-        """Files under directory FIRST in entry order, a subdirectory whole before the next
-        entry (the order cp created them in, on a fresh file system)."""
-        out = []
-        for name, is_dir, c, _ in self.entries(first):
-            r = rel + "/" + name if rel else name
-            if is_dir:
-                out += self.walk_order(c, r)
-            else:
-                out.append(r)
+class ExFat(FatFs):
+    """exFAT (the file system of sticks >= 64 GB and SDXC cards): entry sets of a File
+    entry (0x85), its Stream Extension (0xC0: NoFatChain, valid data length, first
+    cluster, data length) and File Name entries (0xC1)."""
+    kind = "exfat"
+    mask, chain_end = 0xFFFFFFFF, 0xFFFFFFF7
+
+    def __init__(self, img, offset):
+        super().__init__(img)
+        b = img.read(offset, 512)
+        if b[3:11] != b"EXFAT   ":
+            raise ValueError("not an exFAT file system")
+        bps, spc = 1 << b[108], 1 << b[109]
+        self.csize = bps * spc
+        fat_off, fat_len, heap_off = struct.unpack_from("<III", b, 80)
+        self.heap = offset + heap_off * bps
+        self.fat = u32_array(img.read(offset + fat_off * bps, fat_len * bps))
+        self.root = Entry("", True, struct.unpack_from("<I", b, 96)[0], 0)
+        self.dirty = bool(struct.unpack_from("<H", b, 106)[0] & 2)
+
+    def read_dir(self, d):
+        limit = -(-d.size // self.csize) if d.size else 1 << 16
+        data = b"".join(self.img.read(self.cluster_off(c), self.csize) for c in self.clusters(d, limit))
+        out, i = [], 0
+        while i + 32 <= len(data):
+            t = data[i]
+            if t == 0:
+                break
+            if t != 0x85:
+                i += 32
+                continue
+            count = data[i + 1]
+            attr = struct.unpack_from("<H", data, i + 4)[0]
+            s = data[i + 32:i + 64]
+            if len(s) < 32 or s[0] != 0xC0:
+                i += 32
+                continue
+            nlen = s[3]
+            valid, first, length = (struct.unpack_from("<Q", s, 8)[0], struct.unpack_from("<I", s, 20)[0],
+                                    struct.unpack_from("<Q", s, 24)[0])
+            name = ""
+            for k in range(2, count + 1):
+                n = data[i + 32 * k:i + 32 * k + 32]
+                if len(n) == 32 and n[0] == 0xC1:
+                    name += n[2:32].decode("utf-16-le", "replace")
+            is_dir = bool(attr & 0x10)
+            # a reader gets the valid data length; beyond it, zeroes
+            out.append(Entry(name[:nlen], is_dir, first, length if is_dir else min(valid, length),
+                             bool(s[1] & 2)))
+            i += 32 * (count + 1)
         return out
+
+
+def open_fs(img, offset):
+    """Fat32 or ExFat of the partition at OFFSET, or None (no boot sector: the pull came
+    before the file system was written, or it is damaged)."""
+    for cls in (Fat32, ExFat):
+        try:
+            return cls(img, offset)
+        except ValueError:
+            pass
+    return None
 
 
 def file_intact(fs, img, src_path, src_size, onstick, run_start):
     """(intact bytes, intact prefix bytes, complete) of one file on the drive."""
     hit = fs.lookup(onstick)
-    if hit is None or hit[2]:
+    if hit is None or hit.is_dir:
         return 0, 0, False
-    first, size, _ = hit
+    size = hit.size
     n = min(size, src_size)
     if n == 0:
         return 0, 0, size == src_size
-    chain = fs.chain(first, -(-n // fs.csize))
+    chain = fs.clusters(hit, -(-n // fs.csize))
     intact = prefix = 0
     in_prefix = True
     with open(src_path, "rb") as src:
@@ -283,9 +384,10 @@ BOOT_DIFF = re.compile(r"^(\d+):[0-9a-f]{2}/[0-9a-f]{2}$")
 DIRTY_BYTE = 65
 
 
-def fsck(img, offset, size):
-    """("clean" | "dirty-bit" | "damaged", findings) of fsck.fat -n on the partition,
-    through a read-only loop device, or a sparse copy of the partition without one."""
+def fsck(img, offset, size, fs):
+    """("clean" | "dirty-bit" | "damaged", findings) of fsck.fat -n or fsck.exfat -n on
+    the partition, through a read-only loop device, or a sparse copy of the partition
+    without one."""
     loop = subprocess.run(["losetup", "-r", "-f", "--show", "-o", str(offset), "--sizelimit", str(size),
                            img.path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     dev = loop.stdout.strip() if loop.returncode == 0 else None
@@ -296,17 +398,25 @@ def fsck(img, offset, size):
                         "skip=%d" % offset, "count=%d" % size, "conv=sparse", "status=none"], check=True)
     target = dev or tmp
     try:
-        p = subprocess.run(["fsck.fat", "-n", target], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True)
+        p = subprocess.run(["fsck.fat" if fs.kind == "vfat" else "fsck.exfat", "-n", target],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     finally:
         if dev:
             subprocess.run(["losetup", "-d", dev], check=False)
         if tmp:
             os.unlink(tmp)
-    dev = target
     lines = [l.strip() for l in p.stdout.splitlines() if l.strip()]
-    # the header and the summary ("X files, Y/Z clusters") are not findings
-    findings = [l for l in lines[1:] if not l.startswith("/dev/") and not l.startswith(dev)
+    if fs.kind == "exfat":
+        # fsck.exfat -n: its version, then "TARGET: clean. directories N, files M" or the
+        # errors it found; it does not report the VolumeDirty flag (read from the boot
+        # sector instead)
+        findings = [l for l in lines if not l.startswith("exfatprogs version")
+                    and not (l.startswith(target) and ": clean." in l)]
+        if p.returncode == 0 and not findings:
+            return ("dirty-bit" if fs.dirty else "clean"), findings
+        return "damaged", findings
+    # fsck.fat: the header and the summary ("X files, Y/Z clusters") are not findings
+    findings = [l for l in lines[1:] if not l.startswith("/dev/") and not l.startswith(target)
                 and "files, " not in l and not l.startswith("Checking")]
     return classify(p.returncode, findings), findings
 
@@ -410,8 +520,8 @@ def main():
         sys.exit("pull_replay: %s has no stick log" % gdir)
     marks = markers(logs[0])
     group = json.load(open(os.path.join(gdir, "group.json")))
-    if group.get("fs", "vfat") != "vfat":
-        sys.exit("pull_replay: only FAT32 groups (this one is %s)" % group.get("fs"))
+    if group.get("fs", "vfat") not in ("vfat", "exfat"):
+        sys.exit("pull_replay: only FAT32 and exFAT groups (this one is %s)" % group.get("fs"))
     wls = {w["name"]: w for w in group["workloads"]}
     orders = {}
     for p in glob.glob(os.path.join(gdir, "copy-order", "*.json")):
@@ -449,10 +559,7 @@ def main():
                        "copy_s": r["copy_s"], "safe_s": r["safe_s"],
                        "files_total": len(order["files"]), "bytes_total": r["workload_bytes"],
                        "bytes_written": written_at(pts, min(t, r["copy_s"]))}
-                try:
-                    fs = Fat32(img, poff)
-                except ValueError:
-                    fs = None
+                fs = open_fs(img, poff)
                 intact_files = intact_bytes = 0
                 prefix = prefix_files = 0
                 in_prefix = True
@@ -479,13 +586,13 @@ def main():
                             "intact_prefix_bytes": prefix,
                             "progress_lost_s": lost(prefix), "progress_lost_files_s": lost(prefix_files)})
                 if fs:
-                    res["fsck"], res["fsck_lines"] = fsck(img, poff, psize)
+                    res["fsck"], res["fsck_lines"] = fsck(img, poff, psize, fs)
                 else:
-                    res["fsck"], res["fsck_lines"] = "damaged", ["no FAT32 boot sector"]
+                    res["fsck"], res["fsck_lines"] = "damaged", ["no FAT32 or exFAT boot sector"]
                 if i == last_of_run[r["run"]] and fs:
                     top = fs.lookup(order["dst"])
-                    if top and top[2]:
-                        on_drive = fs.walk_order(top[0])
+                    if top and top.is_dir:
+                        on_drive = fs.walk_order(top)
                         want = [p for p, _ in order["files"]]
                         res["order_checked"] = on_drive == want[:len(on_drive)]
                     elif top:

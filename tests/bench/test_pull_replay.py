@@ -99,17 +99,17 @@ class PullReplay(unittest.TestCase):
         # b.bin: its data at 12.0, the FAT at 12.3, its directory entry at 12.6
         blocks = step(["mcopy", os.path.join(src, "b.bin"), "::/files/b.bin"])
         fs = pr.Fat32(Img(states[-1]), poff)
-        first, size, _ = fs.lookup("files/b.bin")
-        data_offs = {fs.cluster_off(c) + k for c in fs.chain(first, 1000) for k in range(0, fs.csize, 4 * KIB)}
+        e = fs.lookup("files/b.bin")
+        data_offs = {fs.cluster_off(c) + k for c in fs.clusters(e, 1000) for k in range(0, fs.csize, 4 * KIB)}
         for o, d in blocks:
-            t = 12.0 if o in data_offs else 12.3 if o < fs.data else 12.6
+            t = 12.0 if o in data_offs else 12.3 if o < fs.heap else 12.6
             recs.append(record(t, o, d))
         # c.bin: whole at 13.0, but its data blocks at 9.0 (before the run's start marker,
         # as if an earlier copy had left them): only the entry and FAT count as written
         blocks = step(["mcopy", os.path.join(src, "c.bin"), "::/files/c.bin"])
         fs = pr.Fat32(Img(states[-1]), poff)
-        first, _, _ = fs.lookup("files/c.bin")
-        c_offs = {fs.cluster_off(c) + k for c in fs.chain(first, 1000) for k in range(0, fs.csize, 4 * KIB)}
+        e = fs.lookup("files/c.bin")
+        c_offs = {fs.cluster_off(c) + k for c in fs.clusters(e, 1000) for k in range(0, fs.csize, 4 * KIB)}
         early = [record(9.0 if stale_c else 13.0, o, d) for o, d in blocks if o in c_offs]
         recs += [record(13.0, o, d) for o, d in blocks if o not in c_offs]
         with open(os.path.join(self.g, "journal", "HOTPLUG1.journal"), "wb") as f:
