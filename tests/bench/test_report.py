@@ -404,6 +404,18 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(st, "MISSED")
         self.assertTrue(any("slower: h-cheap big1g" in t for _, t in report.goals({"cells": cells})))
 
+    def test_cpu_bound_goal(self):
+        """A cell whose drive was busy under 80 % of the time to safe is in no goal and no
+        headline ratio: the goal says CPU-bound and why, the headline shows no ratio."""
+        c = self.cell("vfat-smart")
+        c["busy_share"], c["cpu_bound"] = 0.35, True
+        st, text = [(st, t) for st, t in report.goals(self.summary) if t.startswith("Cheap stick, big1g")][0]
+        self.assertEqual(st, "CPU-bound")
+        self.assertIn("(CPU-bound: the drive was busy 35 % (vfat-smart) of the time to safe)", text)
+        self.assertTrue(any("1 more left out as CPU-bound" in t for _, t in report.goals(self.summary)))
+        self.assertIn("| cheap-stick | big1g | 58.0 (57.0-59.0) | 61.0 (60.0-62.0) | 56.0 (55.0-57.0) "
+                      "| CPU-bound | CPU-bound |", "\n".join(report.headline_table(self.summary)))
+
     def test_pulls_only_group(self):
         # a group with reps 0 (yank-refs-cheap): no empty timing table, the pulls' table
         write_group(self.raw, "refs", [yank("refs", "no-flush", "half", 512 * MIB, 200 * MIB),
