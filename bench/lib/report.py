@@ -1049,7 +1049,8 @@ def pull_cells(summary):
 
 
 def pull_where(c, w, g):
-    return "%s, %s, Linux %s (%s)" % (c.get("profile") or c["device"], w, c["kernel"], g)
+    return "%s, %s%s, Linux %s (%s)" % (c.get("profile") or c["device"], w,
+                                        ", " + c["fs"] if c.get("fs", "vfat") != "vfat" else "", c["kernel"], g)
 
 
 def pull_verdicts(summary):
@@ -1139,7 +1140,7 @@ def pulls_section(summary):
         c0 = setups[names[0]]
         L.append("%s (profile %s, commit %s): per pull, files intact of %d and seconds of the copy lost, "
                  "median (min-max) over the reps; fsck damage where found" % (
-                     pull_where(c0, w, g), c0.get("profile"), c0.get("commit"), c0["pulls"][0]["files_total"]))
+                     pull_where(c0, w, g), c0.get("profile"), str(c0.get("commit"))[:10], c0["pulls"][0]["files_total"]))
         L.append("")
         L.append("| pull at | " + " | ".join(names) + " |")
         L.append("| --- |" + " --- |" * len(names))
