@@ -127,18 +127,21 @@ def partition(img):
 
 
 class Entry(tuple):
-    """A directory entry: name, is_dir, first cluster, size (bytes a reader gets), and
-    whether its clusters are contiguous without a FAT chain (exFAT's NoFatChain)."""
+    """A directory entry: name, is_dir, first cluster, size (the file's length as a reader
+    sees it), whether its clusters are contiguous without a FAT chain (exFAT's NoFatChain)
+    and how much of it was written (exFAT's valid data length: a reader gets zeroes
+    beyond it; FAT: the size)."""
     __slots__ = ()
 
-    def __new__(cls, name, is_dir, first, size, contiguous=False):
-        return tuple.__new__(cls, (name, is_dir, first, size, contiguous))
+    def __new__(cls, name, is_dir, first, size, contiguous=False, valid=None):
+        return tuple.__new__(cls, (name, is_dir, first, size, contiguous, size if valid is None else valid))
 
     name = property(lambda s: s[0])
     is_dir = property(lambda s: s[1])
     first = property(lambda s: s[2])
     size = property(lambda s: s[3])
     contiguous = property(lambda s: s[4])
+    valid = property(lambda s: s[5])
 
 
 class FatFs:
@@ -307,8 +310,7 @@ class ExFat(FatFs):
                     name += n[2:32].decode("utf-16-le", "replace")
             is_dir = bool(attr & 0x10)
             # a reader gets the valid data length; beyond it, zeroes
-            out.append(Entry(name[:nlen], is_dir, first, length if is_dir else min(valid, length),
-                             bool(s[1] & 2)))
+            out.append(Entry(name[:nlen], is_dir, first, length, bool(s[1] & 2), valid))
             i += 32 * (count + 1)
         return out
 
@@ -330,9 +332,11 @@ def file_intact(fs, img, src_path, src_size, onstick, run_start):
     if hit is None or hit.is_dir:
         return 0, 0, False
     size = hit.size
-    n = min(size, src_size)
+    # what a reader gets of the source's bytes: up to the entry's size, and on exFAT up
+    # to its valid data length (zeroes after it)
+    n = min(size, src_size, hit.valid)
     if n == 0:
-        return 0, 0, size == src_size
+        return 0, 0, size == src_size == 0
     chain = fs.clusters(hit, -(-n // fs.csize))
     intact = prefix = 0
     in_prefix = True

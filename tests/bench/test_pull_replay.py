@@ -218,6 +218,82 @@ class PullReplay(unittest.TestCase):
         # a backup boot sector that differs elsewhere than the dirty byte
         self.assertEqual(pr.classify(1, [l if l != "65:01/00" else "71:02/00" for l in dirty]), "damaged")
 
+    def test_exfat(self):
+        """The exFAT reader: entry sets written by hand into a real mkfs.exfat image (a
+        directory, a file in contiguous clusters without a FAT chain, a file through the
+        FAT in reverse order whose valid data length is short of its size)."""
+        src = os.path.join(self.tmp, "src")
+        os.makedirs(src)
+        a = bytes(range(256)) * 256                      # 64 KiB
+        b = bytes(reversed(range(256))) * 160            # 40 KiB
+        for n, d in (("a.bin", a), ("b.bin", b)):
+            with open(os.path.join(src, n), "wb") as f:
+                f.write(d)
+        img = os.path.join(self.tmp, "ex.img")
+        subprocess.run([sys.executable, os.path.join(ROOT, "tests", "lab", "lib", "mkimage.py"),
+                        img, "300", "mbr", "exfat", "TEST", "12345678"], check=True)
+        base = os.path.join(self.g, "journal", "HOTPLUG1.base.img")
+        shutil.copy(img, base)
+        poff = 2048 * 512
+        fs = pr.ExFat(Img(img), poff)
+        root_off = fs.cluster_off(fs.root.first)
+
+        def entry_set(name, attr, flags, first, valid, length):
+            units = name.encode("utf-16-le")
+            names = [units[i:i + 30].ljust(30, b"\0") for i in range(0, len(units), 30)]
+            f = bytearray(32)
+            f[0], f[1] = 0x85, 1 + len(names)
+            struct.pack_into("<H", f, 4, attr)
+            st = bytearray(32)
+            st[0], st[1], st[3] = 0xC0, flags, len(name)
+            struct.pack_into("<Q", st, 8, valid)
+            struct.pack_into("<I", st, 20, first)
+            struct.pack_into("<Q", st, 24, length)
+            return bytes(f) + bytes(st) + b"".join(b"\xc1\0" + n for n in names)
+        c = fs.csize
+        recs = []
+        # t 11: the directory "files" (cluster 5, contiguous) in the root, a.bin's entry
+        # in it and its data in clusters 6-7 (contiguous)
+        recs.append(record(11.0, root_off + 96, entry_set("files", 0x10, 3, 5, c, c)))
+        dir1 = entry_set("a.bin", 0x20, 3, 6, len(a), len(a))
+        recs.append(record(11.0, fs.cluster_off(5), dir1))
+        recs.append(record(11.2, fs.cluster_off(6), a))
+        # t 12: b.bin through the FAT (clusters 9 then 8), 48 KiB long of which the first
+        # 40 KiB are valid (a reader gets zeroes after them: what the source has not)
+        recs.append(record(12.0, fs.cluster_off(9), b[:c]))
+        recs.append(record(12.0, fs.cluster_off(8), b[c:].ljust(c, b"\0")))
+        fat = bytearray(Img(img).read(poff + 2048 * 512, 512))
+        struct.pack_into("<II", fat, 8 * 4, 0xFFFFFFFF, 8)
+        recs.append(record(12.1, poff + 2048 * 512, bytes(fat)))
+        recs.append(record(12.6, fs.cluster_off(5), dir1 + entry_set("b.bin", 0x20, 1, 9, len(b), 48 * KIB)))
+        with open(os.path.join(self.g, "journal", "HOTPLUG1.journal"), "wb") as f:
+            f.write(b"".join(recs))
+        with open(os.path.join(self.g, "stick", "HOTPLUG1.log"), "w") as f:
+            f.write("M 0 10.0 0 0 0 0\nM 1 15.0 0 0 0 0\n")
+        with open(os.path.join(self.g, "copy-order", "wl.json"), "w") as f:
+            json.dump({"workload": "wl", "dst": "files", "files": [["a.bin", len(a)], ["b.bin", len(b)]]}, f)
+        with open(os.path.join(self.g, "group.json"), "w") as f:
+            json.dump({"name": "g", "fs": "exfat", "workloads": [{"name": "wl", "host_src": src}]}, f)
+        total = len(a) + len(b)
+        run = {"run": 0, "rep": 1, "warmup": False, "setup": "vfat-smart", "workload": "wl",
+               "workload_bytes": total, "copy_s": 3.0, "safe_s": 4.0, "t0_after_mark_s": 0.5,
+               "series_t0_s": 0.0, "series": [[0.5, 0, 0, len(a)], [1.5, 0, 0, total]]}
+        with open(os.path.join(self.g, "results.jsonl"), "w") as f:
+            f.write(json.dumps(run) + "\n")
+        by = {(p["point"], p["t_s"]): p for p in self.replay()}
+        # 0.8 s (11.3): a.bin; 2.0 s (12.5): b.bin's data and FAT but not its entry
+        self.assertEqual((by[("t", 0.8)]["files_intact"], by[("t", 0.8)]["bytes_intact"]), (1, len(a)))
+        self.assertEqual(by[("t", 2.0)]["files_intact"], 1)
+        # 2.2 s (12.7): b.bin's entry: both files, through the FAT for b.bin
+        p = by[("t", 2.2)]
+        self.assertEqual((p["files_intact"], p["bytes_intact"]), (1, len(a) + len(b)))
+        # every byte of the copy is on the drive, but b.bin reads 8 KiB of zeroes too long:
+        # in bytes nothing is lost; in whole files the copy is back at a.bin (done at 0.5 s)
+        self.assertEqual(p["intact_prefix_bytes"], total)
+        self.assertEqual(p["progress_lost_s"], 0.0)
+        self.assertAlmostEqual(p["progress_lost_files_s"], 1.7, places=2)
+        self.assertTrue(by[("return+2s", 5.0)]["order_checked"])
+
     def test_no_journal(self):
         p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "lib", "pull_replay.py"), self.g],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
