@@ -556,7 +556,7 @@ def main():
                 w = wls[r["workload"]]
                 order = orders[r["workload"]]
                 pts = progress(r)
-                res = {"group": os.path.basename(gdir.rstrip("/")), "run": r["run"], "rep": r["rep"],
+                res = {"group": group.get("name") or os.path.basename(gdir.rstrip("/")), "run": r["run"], "rep": r["rep"],
                        "setup": r["setup"], "workload": r["workload"], "profile": r.get("profile"),
                        "kernel": r.get("kernel"), "commit": r.get("commit"), "point": name,
                        "t_s": t, "reference": ref, "reference_safe_s": round(d, 3),
