@@ -238,6 +238,18 @@ class ReportTest(unittest.TestCase):
         block = text[i + len(report.HEADLINE_START):j].strip("\n")
         self.assertEqual(block, "\n".join(report.headline_table(summary)))
 
+    def test_readme_bench_lines_are_the_bench(self):
+        """README's bench summary is what bench/summary.json gives (bench/run writes it
+        between its markers)."""
+        top = os.path.join(HERE, "..", "..")
+        with open(os.path.join(top, "bench", "summary.json")) as f:
+            summary = json.load(f)
+        with open(os.path.join(top, "README.md")) as f:
+            text = f.read()
+        i, j = text.find(report.README_START), text.find(report.README_END)
+        self.assertTrue(0 <= i < j, "README.md has the bench summary's markers")
+        self.assertEqual(text[i + len(report.README_START):j].strip("\n"), "\n".join(report.readme_lines(summary)))
+
     def test_readme_picture_is_the_bench(self):
         """The README's one picture is a plot the bench draws (bench/plots/risk-GROUP.png,
         one data-at-risk plot per group with a big file on the cheap stick), and the README
