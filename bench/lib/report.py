@@ -1012,29 +1012,52 @@ README_END = "<!-- end of the bench summary -->"
 
 
 def readme_lines(summary):
-    """README's benchmark paragraph: vfat-smart's verdicts on what a pull loses (bad news
-    first) and the count of the benchmark's goals met, every figure from the summary."""
-    verdicts = sorted([v for v in pull_verdicts(summary) if v[0] != "reference"],
-                      key=lambda v: v[0] != "MISSED")
+    """README's benchmark paragraph, every figure from the summary: per drive model, file
+    system and workload with pulls (groups of >= 3 reps), what a pull when cp returns
+    loses with vfat-smart and with udisks' default, and whether vfat-smart lost no more
+    than udisks' default at every moment; then the count of the benchmark's goals."""
     gl = goals(summary)
-    L = ["Measured in the project's lab (Debian's kernels under QEMU, simulated drives; "
-         "[bench/RESULTS.md](bench/RESULTS.md), generated %s):" % summary["generated"][:10], ""]
-    if verdicts:
-        L += ["- %s: %s" % ("**missed**" if st == "MISSED" else "met", text) for st, text in verdicts]
+    L = ["Measured in the project's lab (Debian's kernels under QEMU, simulated drives; every "
+         "figure from [bench/RESULTS.md](bench/RESULTS.md), generated %s), medians of 3 or more "
+         "copies:" % summary["generated"][:10], ""]
+    rows = []
+    for (g, w), setups in pull_cells(summary).items():
+        v, u = setups.get("vfat-smart"), setups.get(BASELINE)
+        if not v or not u or v["reps"] < 3:
+            continue
+
+        def at_return(c):
+            ps = [p for p in c["pulls"] if p["point"] == "return"]
+            return ("%.1f s (%d of %d files intact)" % (
+                med([p["progress_lost_s"] for p in ps]), med([p["files_intact"] for p in ps]),
+                ps[0]["files_total"])) if ps else "-"
+        dom = [st for st, t in pull_verdicts({"cells": [v, u]}) if t.startswith("dominance")]
+        rows.append("| %s%s | %s | %s | %s | %s | %s |" % (
+            v.get("profile") or v["device"], ", " + v["fs"] if v.get("fs", "vfat") != "vfat" else "", w,
+            v["kernel"], at_return(v), at_return(u),
+            ("yes" if dom[0] == "met" else "no") if dom else "-"))
+    if rows:
+        L += ["| drive model | workload | Linux | a pull when cp returns loses, vfat-smart | udisks' default "
+              "| vfat-smart lost no more than udisks' default at every moment |",
+              "| --- | --- | --- | --- | --- | --- |"] + rows
+        L.append("")
+        L.append("A loss is in seconds of the copy's own progress; the goal is at most 1 s. Each pull and "
+                 "fsck's verdict is in bench/RESULTS.md.")
+        L.append("")
     else:
-        L.append("- what a pull loses at every moment of a copy is not measured yet")
+        L += ["What a pull loses at every moment of a copy is not measured yet.", ""]
     # which drive models the goals were judged on, and whether each is fitted to a real stick
     fitted = {c.get("model") for c in summary.get("calibration", [])}
     prof = {c["group"]: c.get("profile") or c["device"] for c in summary["cells"]}
     used = sorted({prof[gname] for _, text in gl for gname in re.findall(r"\(([A-Za-z0-9.@_-]+)\)", text)
                    if gname in prof and isinstance(prof[gname], str)})
-    L.append("- the benchmark's goals: %d met, %d missed, %d not measured, %d not judged because the emulated "
-             "CPU, not the drive, set the pace; judged on the drive models %s "
+    L.append("The benchmark's goals on speed and loss: %d met, %d missed, %d not measured, %d not judged because "
+             "the emulated CPU, not the drive, set the pace; judged on the drive models %s "
              "(%s)" % (sum(1 for st, _ in gl if st == "met"), sum(1 for st, _ in gl if st == "MISSED"),
                        sum(1 for st, _ in gl if st == "not measured"), sum(1 for st, _ in gl if st == "CPU-bound"),
                        ", ".join(used) or "-",
                        "fitted to a real stick: " + ", ".join(m for m in used if m in fitted)
-                       if any(m in fitted for m in used) else "none of them fitted to a real stick yet"))
+                       if any(m in fitted for m in used) else "none of them fitted to a real stick yet") + ".")
     return L
 
 
@@ -1098,8 +1121,8 @@ def pull_verdicts(summary):
                         "%.2f s)%s" % (where, len(moments), ref_s, "more" if worse else "no more",
                                        PULL_TOLERANCE_S, " at " + "; ".join(worse) if worse else "")))
             out.append(("MISSED" if behind else "met",
-                        "ahead, %s: at those moments vfat-smart's drive held %s intact data as udisks' "
-                        "default's (medians)%s" % (where, "less" if behind else "at least as much",
+                        "ahead, %s: at those moments vfat-smart's drive held %s udisks' default's "
+                        "(intact data, medians)%s" % (where, "less than" if behind else "at least as much as",
                                                    " at " + ", ".join(behind) if behind else "")))
         per = {}
         for s, c in setups.items():
@@ -1108,8 +1131,9 @@ def pull_verdicts(summary):
                 per[s] = (n, len(c["pulls"]))
         if per:
             out.append(("MISSED" if "vfat-smart" in per else "reference",
-                        "file system after a pull, %s: fsck.fat -n found damage beyond the dirty bit after %s"
-                        % (where, ", ".join("%d of %d pulls of %s" % (n, t, s) for s, (n, t) in sorted(per.items())))))
+                        "file system after a pull, %s: %s -n found damage beyond the dirty bit after %s"
+                        % (where, "fsck.exfat" if next(iter(setups.values())).get("fs") == "exfat" else "fsck.fat",
+                           ", ".join("%d of %d pulls of %s" % (n, t, s) for s, (n, t) in sorted(per.items())))))
     return out
 
 
