@@ -8,15 +8,19 @@
 # so that happens once per such page. Per module and repetition, on the nbd-stick (FAT32
 # made fresh, mounted with flush, periodic writeback off, nothing else writing): one
 # 1 MiB write() from a buffer of fresh zero pages to a new file, then one from a buffer
-# the writer has filled, each timed; then close().
+# the writer has filled, each timed; then close(). Two forms: "default" (the kernel's
+# dirty ratios, the file opened O_WRONLY|O_CREAT) and "twowriters" (as guest-two-writers.sh's
+# writer B: dirty_bytes 480 MiB, dirty_background_bytes 400 MiB, O_APPEND).
 # Env: VSM_SC_MODULES "NAME:DIR ..." (as guest-two-writers.sh; default stock and the
-# patch), VSM_SC_REPS (default 2). Raw lines in $LAB_OUT/short-copy.jsonl, one per run.
+# patch), VSM_SC_REPS (default 2), VSM_SC_FORMS (default "default twowriters"). Raw lines
+# in $LAB_OUT/short-copy.jsonl, one per run.
 # Measures; it has no verdict (exit 0 unless a module cannot be loaded).
 set -u
 KVER=$(uname -r)
 TOP=${VSM_SC_TOP:-/run/lab/host/work/kernel}
 MODULES=${VSM_SC_MODULES:-"stock patch:$TOP/kernel/out/$KVER/hybrid"}
 REPS=${VSM_SC_REPS:-2}
+FORMS=${VSM_SC_FORMS:-default twowriters}
 OUT=${LAB_OUT:-/tmp}
 mnt=/mnt/shortcopy
 mkdir -p $mnt
@@ -26,14 +30,14 @@ part=${d}1
 rc=0
 cat > /tmp/sc.py << 'PY'
 import json, mmap, os, sys, time
-path, name, rep = sys.argv[1], sys.argv[2], int(sys.argv[3])
-fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+path, name, rep, form = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+fd = os.open(path, os.O_WRONLY | os.O_CREAT | (os.O_APPEND if form == "twowriters" else 0), 0o644)
 fresh = mmap.mmap(-1, 1 << 20)          # anonymous, not touched: no page present
 t0 = time.monotonic(); n1 = os.write(fd, fresh); t1 = time.monotonic()
 filled = b"\xa5" * (1 << 20)
 t2 = time.monotonic(); n2 = os.write(fd, filled); t3 = time.monotonic()
 os.close(fd); t4 = time.monotonic()
-print(json.dumps({"module": name, "rep": rep, "fresh_write_s": round(t1 - t0, 3), "fresh_written": n1,
+print(json.dumps({"module": name, "rep": rep, "form": form, "fresh_write_s": round(t1 - t0, 3), "fresh_written": n1,
                   "filled_write_s": round(t3 - t2, 3), "filled_written": n2, "close_s": round(t4 - t3, 3)}))
 PY
 for spec in $MODULES; do
@@ -48,15 +52,23 @@ for spec in $MODULES; do
   fi
   echo "== $name: fat $(cat /sys/module/fat/version 2> /dev/null || echo "(no version)")"
   for rep in $(seq "$REPS"); do
+   for form in $FORMS; do
     mkfs.vfat -F 32 -s 64 -n SHORTCPY "$part" > /dev/null
     sync; echo 3 > /proc/sys/vm/drop_caches
     echo 0 > /proc/sys/vm/dirty_writeback_centisecs
+    if [ "$form" = twowriters ]; then
+      echo $((480 << 20)) > /proc/sys/vm/dirty_bytes
+      echo $((400 << 20)) > /proc/sys/vm/dirty_background_bytes
+    fi
     mount -t vfat -o flush "$part" $mnt || { echo "FAIL: mount"; rc=1; continue; }
-    line=$(python3 /tmp/sc.py $mnt/f "$name" "$rep")
+    line=$(python3 /tmp/sc.py $mnt/f "$name" "$rep" "$form")
     umount $mnt
     echo 500 > /proc/sys/vm/dirty_writeback_centisecs
+    echo 20 > /proc/sys/vm/dirty_ratio                 # zeroes dirty_bytes
+    echo 10 > /proc/sys/vm/dirty_background_ratio
     echo "$line" >> "$OUT/short-copy.jsonl"
-    echo "   rep $rep: $line"
+    echo "   rep $rep ($form): $line"
+   done
   done
 done
 umount $mnt 2> /dev/null

@@ -1159,14 +1159,17 @@ def boot_run(p, results_dir, series, name):
           "mounted with flush, periodic writeback off, nothing else writing): one 1 MiB write() to a new file "
           "from an untouched anonymous mapping (no source page present, so copies come up short and "
           "fat_write_end() calls fat_write_failed(), whose fat_truncate_blocks() flushes the file), then one "
-          "from a buffer the writer has filled, then close(). Per run; raw lines: "
+          "from a buffer the writer has filled, then close(). **form**: default = the kernel's dirty ratios, "
+          "the file opened without O_APPEND; twowriters = as the two-writer test's writer B (dirty_bytes "
+          "480 MiB, dirty_background_bytes 400 MiB, O_APPEND). Per run; raw lines: "
           "`kernel/results/%s/short-copy.jsonl`.\n" % name)
-        p("| fat module | runs | write() from fresh pages s | write() from a filled buffer s | close() s |")
-        p("| --- | --- | --- | --- | --- |")
-        for m in sorted({r["module"] for r in sc}, key=lambda m: ({"stock": 0, "control": 1, "patch": 2}.get(m, 9), m)):
-            xs = [r for r in sc if r["module"] == m]
-            p("| %s | %d | %s | %s | %s |" % (
-                {"patch": "the patch", "control": "control (unpatched, built out of tree)"}.get(m, m), len(xs),
+        p("| form | fat module | runs | write() from fresh pages s | write() from a filled buffer s | close() s |")
+        p("| --- | --- | --- | --- | --- | --- |")
+        for fm, m in sorted({(r.get("form", "default"), r["module"]) for r in sc},
+                            key=lambda x: (x[0], {"stock": 0, "control": 1, "patch": 2}.get(x[1], 9), x[1])):
+            xs = [r for r in sc if r["module"] == m and r.get("form", "default") == fm]
+            p("| %s | %s | %d | %s | %s | %s |" % (
+                fm, {"patch": "the patch", "control": "control (unpatched, built out of tree)"}.get(m, m), len(xs),
                 ", ".join(f1(r["fresh_write_s"]) for r in xs), ", ".join(f1(r["filled_write_s"]) for r in xs),
                 ", ".join(f1(r["close_s"]) for r in xs)))
         p("")
