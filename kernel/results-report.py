@@ -1170,7 +1170,7 @@ def boot_run(p, results_dir, series, name):
             xs = [r for r in sc if r["module"] == m and r.get("form", "default") == fm]
             p("| %s | %s | %d | %s | %s | %s |" % (
                 fm, {"patch": "the patch", "control": "control (unpatched, built out of tree)"}.get(m, m), len(xs),
-                ", ".join(f1(r["fresh_write_s"]) for r in xs), ", ".join(f1(r["filled_write_s"]) for r in xs),
+                ", ".join(f1(r["fresh_write_s"]) for r in xs), ", ".join("%.2f" % r["filled_write_s"] for r in xs),
                 ", ".join(f1(r["close_s"]) for r in xs)))
         p("")
     tu = jsonl(os.path.join(d, "truncate-unlink.jsonl"))
