@@ -1112,12 +1112,16 @@ def boot_run(p, results_dir, series, name):
     p("")
     tw = jsonl(os.path.join(d, "two-writers.jsonl"))
     if tw:
+        margins = sorted({r.get("margin_s", 3) for r in tw})
         p("**Two writers** (`guest-two-writers.sh`; cheap-stick profile, periodic writeback off): writer A "
-          "closes the file once writer B has appended 16 MiB; **bounded** = A's close() returned at least 3 s "
+          "closes the file once writer B has appended 16 MiB; **bounded** = A's close() returned at least %s s "
           "before B's last write (with dd: before dd exited, its own close() included). **B** = how B appends "
-          "and the dirty limits of the run. Raw lines: `kernel/results/%s/two-writers.jsonl`.\n" % name)
-        p("| B | fat module | runs | A's close() began after B's first write s | A's close() s | file at close -> after close() MiB | B's appending s | B still writing after A's close() s | B's own close() s | umount s | verdict |")
-        p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "and the dirty limits of the run; **B's slowest write()** (recorded from boot-7.3-c on) shows whether B "
+          "kept its schedule; **B had appended** = B's MiB written when A's close() returned, from B's own "
+          "write() times (recorded from boot-7.3-d on). Raw lines: `kernel/results/%s/two-writers.jsonl`.\n" % (
+              " or ".join(f0(m) for m in margins), name))
+        p("| B | fat module | runs | A's close() began after B's first write s | A's close() s | file at close -> after close() MiB | B's appending s | B's slowest write() s | B still writing after A's close() s | B had appended MiB | B's own close() s | umount s | verdict |")
+        p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 
         def how(r):
             if r.get("b_mbps") is None or r.get("b_dd"):
@@ -1133,17 +1137,41 @@ def boot_run(p, results_dir, series, name):
                 verd = {}
                 for r in xs:
                     verd[r["verdict"]] = verd.get(r["verdict"], 0) + 1
-                p("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                p("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                     b, {"patch": "the patch", "unbounded": "unbounded (without the bound)"}.get(m, m), len(xs),
                     # when A's close() began, from the raw times (b_s - b_after_close_s - close_s)
                     ", ".join(f1(r.get("a_close_after_b_start_s", r["b_s"] - r["b_after_close_s"] - r["close_s"]))
                               for r in xs),
                     ", ".join(f1(r["close_s"]) for r in xs),
                     ", ".join("%s -> %s" % (f0(r["mib_at_close"]), f0(r["mib_after_close"])) for r in xs),
-                    ", ".join(f1(r["b_s"]) for r in xs), ", ".join(f1(r["b_after_close_s"]) for r in xs),
+                    ", ".join(f1(r["b_s"]) for r in xs),
+                    ", ".join(f1(r["b_slowest_write_s"]) if r.get("b_slowest_write_s") is not None else "-" for r in xs),
+                    ", ".join(f1(r["b_after_close_s"]) for r in xs),
+                    ", ".join("%d of %d" % (r["b_mib_at_close_end"], r["append_mib"]) if "b_mib_at_close_end" in r
+                              else "-" for r in xs),
                     ", ".join(f1(r["b_close_s"]) if "b_close_s" in r else "(in dd's time)" for r in xs),
                     ", ".join(f1(r["umount_s"]) for r in xs),
                     ", ".join("%s %d of %d" % (k, v, len(xs)) for k, v in sorted(verd.items()))))
+        p("")
+    sc = jsonl(os.path.join(d, "short-copy.jsonl"))
+    if sc:
+        p("**A write() whose copy comes up short** (`guest-short-copy.sh`; cheap-stick profile, FAT32 made fresh, "
+          "mounted with flush, periodic writeback off, nothing else writing): one 1 MiB write() to a new file "
+          "from an untouched anonymous mapping (no source page present, so copies come up short and "
+          "fat_write_end() calls fat_write_failed(), whose fat_truncate_blocks() flushes the file), then one "
+          "from a buffer the writer has filled, then close(). **form**: default = the kernel's dirty ratios, "
+          "the file opened without O_APPEND; twowriters = as the two-writer test's writer B (dirty_bytes "
+          "480 MiB, dirty_background_bytes 400 MiB, O_APPEND). Per run; raw lines: "
+          "`kernel/results/%s/short-copy.jsonl`.\n" % name)
+        p("| form | fat module | runs | write() from fresh pages s | write() from a filled buffer s | close() s |")
+        p("| --- | --- | --- | --- | --- | --- |")
+        for fm, m in sorted({(r.get("form", "default"), r["module"]) for r in sc},
+                            key=lambda x: (x[0], {"stock": 0, "control": 1, "patch": 2}.get(x[1], 9), x[1])):
+            xs = [r for r in sc if r["module"] == m and r.get("form", "default") == fm]
+            p("| %s | %s | %d | %s | %s | %s |" % (
+                fm, {"patch": "the patch", "control": "control (unpatched, built out of tree)"}.get(m, m), len(xs),
+                ", ".join(f1(r["fresh_write_s"]) for r in xs), ", ".join("%.2f" % r["filled_write_s"] for r in xs),
+                ", ".join(f1(r["close_s"]) for r in xs)))
         p("")
     tu = jsonl(os.path.join(d, "truncate-unlink.jsonl"))
     if tu:

@@ -48,13 +48,17 @@ fi
 missing=
 for fig in "24.8 %" "20.2 %" "18.4 %" "+4.0 %" "-18.5 %" "-1.9 %" "22.5 (22.0-24.6)" "21.6 (20.6-22.8)" \
   "25.1 (21.9-28.0)" "30.8 (29.5-31.7)" "200.1 (182.1-209.1)" "| 25.7 (" "| 25.2 (" "| 10.2 (" "| 29.3 (" \
-  "208.1 (0.1-224.0)" "30.9 (0.0-36.6)" "162.6-256.0" "| 27.4 (" "| 24.6 (" "| 30.7 (" "14.3 (14.0-14.7)"; do
+  "208.1 (0.1-224.0)" "30.9 (0.0-36.6)" "162.6-256.0" "| 27.4 (" "| 24.6 (" "| 30.7 (" "14.3 (14.0-14.7)" \
+  "| 16.1 (16.1-17.7)" "| 21.0 (20.3-21.6)" "| 16.9 (16.1-18.8)" "| 20.5 (19.4-21.5)"; do
   grep -qF -- "$fig" "$RESULTS" || missing="$missing [$fig]"
 done
 check "the figures the notes quote are in RESULTS.md${missing:+ (missing:$missing)}" '[ -z "$missing" ]'
 for fig in "24.8 %" "20.2 %" "18.4 %" "+4.0 %" "-18.5 %" "25.1 s against the control's 30.8 s" "200.1 (182-209)" \
-  "30.9" "162.6-256.0"; do
+  "30.9" "162.6-256.0" "21.0   21.1   16.1    20.5   20.2   16.9"; do
   grep -qF -- "$fig" <<< "$notes" || missing="$missing [$fig]"
+done
+for fig in "16.1 s" "21.0 s" "16.9 s against 20.5 s"; do
+  grep -qF -- "$fig" <<< "$msg" || missing="$missing [$fig]"
 done
 check "the notes quote them${missing:+ (missing:$missing)}" '[ -z "$missing" ]'
 check "the notes say the drives are simulated and the stick model uncalibrated" \

@@ -117,6 +117,15 @@ def seven(res, scen):
     tw += [{"module": "unbounded", "rep": 1, "close_s": 31.0, "b_s": 17.2, "b_close_s": 14.0, "b_after_close_s": -13.5,
             "mib_at_close": 16.0, "mib_after_close": 528.0, "umount_s": 1.0, "b_mbps": 30.0, "b_dd": False,
             "append_mib": 512, "dirty_mib": 480, "background_mib": 400, "verdict": "ran away"}]
+    # the current form: B's slowest write() and how much B had appended when close() returned
+    tw += [{"module": "patch", "rep": 1, "close_s": 3.0, "b_s": 12.8, "b_close_s": 21.7, "b_after_close_s": 9.3,
+            "mib_at_close": 16.0, "mib_after_close": 106.0, "umount_s": 1.0, "b_mbps": 30.0, "b_dd": False,
+            "append_mib": 384, "dirty_mib": 480, "background_mib": 400, "b_slowest_write_s": 0.12,
+            "b_mib_at_close_end": 106, "margin_s": 3.0, "verdict": "bounded"}]
+    with open(os.path.join(d, "short-copy.jsonl"), "w") as f:
+        f.writelines(json.dumps(l) + "\n" for l in (
+            {"module": "stock", "rep": 1, "form": "default", "fresh_write_s": 6.2, "filled_write_s": 0.01, "close_s": 0.2},
+            {"module": "patch", "rep": 1, "form": "twowriters", "fresh_write_s": 26.5, "filled_write_s": 0.02, "close_s": 0.3}))
     with open(os.path.join(d, "two-writers.jsonl"), "w") as f:
         f.writelines(json.dumps(l) + "\n" for l in tw)
     tu = [{"case": "msdos-unlink", "module": m, "rep": 1, "write_s": 3.0, "op_s": 0.02, "op_rc": rc, "close_s": 0.1,
@@ -147,8 +156,13 @@ def seven(res, scen):
           and "| dd, 512 MiB as fast as the kernel lets it; dirty_bytes 64 MiB, background 48 MiB | the patch | 2 | 1.0, 1.0 | 4.8, 4.8 |" in sec,
           "the two-writer table has each module's runs and verdicts")
     check("| 512 MiB at 30 MB/s; dirty_bytes 480 MiB, background 400 MiB | unbounded (without the bound) | 1 | -0.3 | 31.0 | "
-          "16 -> 528 | 17.2 | -13.5 | 14.0 | 1.0 | ran away 1 of 1 |" in sec,
+          "16 -> 528 | 17.2 | - | -13.5 | - | 14.0 | 1.0 | ran away 1 of 1 |" in sec,
           "the paced two-writer runs get their own rows, with B's own close() apart")
+    check("| 384 MiB at 30 MB/s; dirty_bytes 480 MiB, background 400 MiB | the patch | 1 | 0.5 | 3.0 | 16 -> 106 | 12.8 | 0.1 | 9.3 "
+          "| 106 of 384 | 21.7 | 1.0 | bounded 1 of 1 |" in sec,
+          "the two-writer table shows B's slowest write() and what B had appended when close() returned")
+    check("| default | stock | 1 | 6.2 | 0.01 | 0.2 |" in sec and "| twowriters | the patch | 1 | 26.5 | 0.02 | 0.3 |" in sec,
+          "the short-copy table has one row per form and module")
     check("| msdos-unlink | the patch | 1 |" in sec and "unlink rc 5, gone" in sec and "blocked for more than" in sec,
           "the truncate/unlink table shows a failed unlink and the kernel's hung-task line")
     rows = [l for l in sec.splitlines() if l.startswith("| one 256 MiB file |")]
