@@ -80,6 +80,10 @@ for d in usr/lib etc usr/sbin usr/src var/lib var/cache; do
 done
 # the namespace ends with this process; the overlays' upper dirs go with $T
 trap 'cd /; for d in var/cache var/lib usr/src usr/sbin etc usr/lib; do umount -l "/$d"; done; rm -rf "$T"' EXIT
+# the fake kernels' sources come from the fake debs only: a linux-source tarball installed
+# on the host (a kernel developer's machine often has one) would otherwise stand in for
+# a fake kernel of the same version
+rm -f /usr/src/linux-source-*.tar.*
 if [ "$FLAVOUR" != host ]; then
   mkdir -p "$T/deb"
   dpkg-deb -x "$FLAVOUR" "$T/deb"
