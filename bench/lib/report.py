@@ -1227,7 +1227,9 @@ def render(summary, plots=None, notes=None, raw_shown="bench/raw/"):
     L.append("")
     L.append("Each drive's and workload's newest group; medians with min-max; \"safe\" = the unmount "
              "returned; the worst pull is the largest loss of vfat-smart's yank runs (half, return, "
-             "1 s after), '-' where the group had none. docs/benchmark.md shows this table.")
+             "1 s after), '-' where the group had none; the next column, for groups with replayed pulls, what "
+             "a pull when cp returns loses, in seconds of the copy (medians); cells of 3 or more repetitions "
+             "only. docs/benchmark.md shows this table.")
     L.append("")
     L += headline_table(summary)
     L.append("")
