@@ -101,7 +101,7 @@ def reps_text(i):
 
 
 def meets_13(i):
-    """Issue 13's rule: at least 5 repetitions per cell, a discarded warm-up copy after boot."""
+    """The repetition rule: at least 5 repetitions per cell after a discarded warm-up copy (one after boot)."""
     return i is not None and i["reps"] >= 5 and i["every_guest_warm"]
 
 
@@ -357,14 +357,14 @@ def load_replay(results_dir, name):
 
 
 def round3(cells, results_dir):
-    """The busy case (issue 13): control, hybrid, 5 reps after a warm-up; time to clean."""
+    """The busy case: control, hybrid, 5 reps after a warm-up; time to clean."""
     out = []
     p = out.append
     big = {c: cells.get(("hybrid", "big-6.12", "big256", c)) for c, _ in ROUND3}
     small = {c: cells.get(("hybrid", "small-6.12", "small200x256k", c)) for c, _ in ROUND3}
     clean = {c: cells.get(("clean", "6.12", "big256", c)) for c, _ in ROUND3}
     hdd = {c: cells.get(("hybrid", "hddsmall-6.12", "small200x256k", c)) for c, _ in ROUND3}
-    p("## Round three: the busy case, the hybrid and a control build (issue 13)\n")
+    p("## Round three: the busy case, the hybrid and a control build\n")
     p("Cheap stick profile (20 MB/s, 0.5 ms per command, 20 ms per jump), Debian 6.12.117, the race setup "
       "above, every configuration mounted with `flush`. **control** is the unpatched fs/fat of the same "
       "source built by the same path as the patched modules (`kernel/build-modules --variant control`), "
@@ -919,14 +919,14 @@ def status(results_dir, cells, sources):
     ok = [n for n in r2 if meets_13(info[n])]
     short = [n for n in r2 if not meets_13(info[n])]
     if ok:
-        p("- Round two's cells with issue 13's repetitions (at least 5 per cell after a discarded warm-up copy): "
+        p("- Round two's cells with at least 5 repetitions after a discarded warm-up copy: "
           + "; ".join("`%s` %s" % (n, reps_text(info[n])) for n in ok) + ".")
     for prof in sorted({info[n]["profile"] for n in short}):
         these = [n for n in short if info[n]["profile"] == prof]
         cover = [n for n in COVER3
                  if n in info and meets_13(info[n]) and info[n]["profile"] == prof]
-        p("- Round two's cells on `%s` below issue 13's rule (at least 5 repetitions per cell after a discarded "
-          "warm-up copy), kept as measured: %s. %s" % (
+        p("- Round two's cells on `%s` below the rule of at least 5 repetitions after a discarded warm-up copy, "
+          "kept as measured: %s. %s" % (
               prof, "; ".join("`%s` %s" % (n, reps_text(info[n])) for n in these),
               "Round three covers that drive with the required repetitions: %s, configurations %s on the same "
               "`%s` profile, the same race setup and workloads." % (
@@ -1507,7 +1507,7 @@ def main():
         p("Nothing: every cell has been measured.")
     below = [n for n in ROUND2 if scenario_reps(results_dir, n) and not meets_13(scenario_reps(results_dir, n))]
     if below:
-        p("\nBelow issue 13's rule of at least 5 repetitions per cell after a discarded warm-up copy (see "
+        p("\nBelow the rule of at least 5 repetitions after a discarded warm-up copy (see "
           "Status): %s. To bring one to it, give its scenario `\"warmup\": true` and `\"repetitions\": 5` "
           "and rerun it whole with `kernel/make-results --only NAME` (`--append` "
           "would add runs without a warm-up)." % ", ".join("`%s` (%s)" % (n, reps_text(scenario_reps(results_dir, n)))
