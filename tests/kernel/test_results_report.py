@@ -199,6 +199,48 @@ def seven(res, scen):
           "a cell on another profile: its own section named by kernel and profile, with its source and host load")
 
 
+def uas_big(res, scen):
+    """The hybrid with one big file on the UAS SSD and HDD models: its round-three table with the
+    device busy time, and whether each cell is CPU-bound (device busy < 80 % of the time to safe)."""
+    cells = ["stock", "control", "hybrid"]
+    pre = subprocess.run([sys.executable, REPORT, res, scen], capture_output=True, text=True).stdout
+    check("not measured yet (`kernel/make-results --only kernel-hybrid-ssdbig-6.12" in pre
+          and "`kernel/make-results --only kernel-hybrid-hddbig-6.12`" in pre.split("## Setup")[0],
+          "before the UAS big-file cells run, the report says they are missing")
+    cell(res, "kernel-hybrid-ssdbig-6.12", "uas-ssd", ["big256"], cells, 5, True, "2026-12-05T08:50:00Z")
+    cell(res, "kernel-hybrid-hddbig-6.12", "uas-hdd", ["big256"], cells, 3, True, "2026-12-05T09:00:00Z")
+    # the HDD cell made device-bound: busy 9 s of 10 s to safe
+    path = os.path.join(res, "kernel-hybrid-hddbig-6.12", "results.jsonl")
+    with open(path) as f:
+        rs = [json.loads(l) for l in f]
+    for r in rs:
+        r["device"]["busy_s"] = 0.9 * r["safe_s"]
+    with open(path, "w") as f:
+        f.writelines(json.dumps(r, sort_keys=True) + "\n" for r in rs)
+    p = subprocess.run([sys.executable, REPORT, res, scen], capture_output=True, text=True)
+    md = p.stdout
+    r3 = md.split("## Round three")[1].split("\n## ")[0]
+    check(p.returncode == 0
+          and "| UAS SSD | patched, hybrid (wait=0, then wait=1 if still dirty) | 5 | 10.0 (10.0-10.0) | +0.0 % | +0.0 % |" in r3
+          and "| UAS SSD | stock fat.ko | 5 | 10.0 (10.0-10.0) | - | +0.0 % |" in r3
+          and "| 1.0 (1.0-1.0) | 10 (10-10) | 10 (10-10) |" in r3
+          and "| UAS hard disk | unpatched, built out of tree (control) | 3 |" in r3 and "| 90 (90-90) |" in r3,
+          "round three's UAS big-file table: runs, ratios to stock and control, device busy and its share of safe")
+    a1 = md.split("### 1. No slowdown")[1].split("### 2.")[0]
+    v = [l for l in a1.splitlines() if l.startswith("**The patch itself (the hybrid) with one 256 MiB file**")]
+    check(len(v) == 1 and "UAS SSD (`kernel-hybrid-ssdbig-6.12`, 5 reps)" in v[0]
+          and "CPU-bound: the device was busy 10 % of the time to safe" in v[0]
+          and "UAS hard disk (`kernel-hybrid-hddbig-6.12`, 3 reps)" in v[0]
+          and "Not CPU-bound: the device was busy 90 %" in v[0],
+          "answer 1 says, per drive, whether the patch's big-file cell is CPU-bound")
+    check("(CPU-bound)" in a1.split("| UAS SSD, 6.12, one 256 MiB file |")[1].split("\n")[0]
+          and "| UAS hard disk, 6.12, one 256 MiB file | 5 | 13.4 |" in a1 and "| 4-5 % (CPU-bound) |" in a1,
+          "answer 1's round-two table marks the CPU-bound cells by their device busy share")
+    check("`kernel/make-results --only kernel-hybrid-hddbig-6.12 --append --reps 2`" in md.split("## Setup")[0]
+          and "kernel-hybrid-ssdbig-6.12`" not in md.split("Not measured yet")[1].split("\n")[0],
+          "a UAS big-file cell with 3 reps is listed as short by 2, the 5-rep one is not")
+
+
 def main():
     root = tempfile.mkdtemp(prefix="k13-report-")
     res = os.path.join(root, "kernel", "results")
@@ -345,6 +387,7 @@ def main():
 
     # Linux 7.x: the boot checks, the two writers, truncate/unlink and the key cells as ratios
     seven(res, scen)
+    uas_big(res, scen)
 
     if not FAILS:
         shutil.rmtree(root)
