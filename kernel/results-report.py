@@ -270,16 +270,19 @@ def uas_big_verdict(cells):
         shares = [x for v in d.values() if v for x in (busy_share(r) for r in v) if x is not None]
         nh = sum(1 for r in (d.get("hybrid") or []) if r["at_risk_at_return_bytes"] >= 10 * MIB)
         sp = spread_pct([r["safe_s"] for r in (d.get("stock") or [])])
+        w0 = cells.get((short, "6.12", "big256", "wait0")) or []
+        w0txt = ("; round two's wait=0 on the same drive model, %d of %d" % (
+            sum(1 for r in w0 if r["at_risk_at_return_bytes"] >= 10 * MIB), len(w0))) if w0 else ""
         cpu = ("CPU-bound: the device was busy %s of the time to safe (every run below %.0f %%), so the "
                "emulated CPU sets the pace and the times show whether close() waits longer, not a drive's "
                "throughput" % (prange(shares), CPU_BOUND)) if shares and max(shares) < CPU_BOUND else (
                "not CPU-bound: the device was busy %s of the time to safe" % prange(shares)
                if shares else "no device busy time in the result lines")
         parts.append("%s (`%s`, %s reps): the hybrid was safe after %s s, stock %s s (%s; stock's own spread "
-                     "%s), control %s s (%s); it left >= 10 MiB dirty at close() in %d of %d runs. %s." % (
+                     "%s), control %s s (%s); it left >= 10 MiB dirty at close() in %d of %d runs%s. %s." % (
                          what, name, nreps(d), f1(sf["hybrid"]), f1(sf["stock"]), spct(pct(sf["hybrid"], sf["stock"])),
                          "-" if sp is None else "%.0f %%" % sp, f1(sf["control"]),
-                         spct(pct(sf["hybrid"], sf["control"])), nh, len(d.get("hybrid") or []),
+                         spct(pct(sf["hybrid"], sf["control"])), nh, len(d.get("hybrid") or []), w0txt,
                          cpu[0].upper() + cpu[1:]))
     return " ".join(parts)
 
@@ -331,6 +334,17 @@ def uas_big_table(cells):
     v = uas_big_verdict(cells)
     if v:
         p(v[0].upper() + v[1:] + "\n")
+    # round two's stock on the same drive models (6.12.117, another day's host): absolute times differ
+    r2 = ["`kernel-%s-6.12` %s s" % (short, f1(medof(cells, short, "6.12", "big256", "stock", "safe")))
+          for short, _, _ in UAS_BIG if short in ub and cells.get((short, "6.12", "big256", "stock"))]
+    if r2:
+        p("Compare within these cells: round two's stock took longer on the same drive models (%s to safe, "
+          "median; Debian 6.12.117, other guests on another day), and under emulation the time to safe follows "
+          "the host as much as the drive model.\n" % ", ".join(r2))
+    for short, name, _ in UAS_BIG:
+        if short in ub and RESULTS_DIR:
+            for line in host_notes(RESULTS_DIR, name):
+                p(line + "\n")
     return "\n".join(out)
 
 
