@@ -101,7 +101,7 @@ def reps_text(i):
 
 
 def meets_13(i):
-    """Issue 13's rule: at least 5 repetitions per cell, a discarded warm-up copy after boot."""
+    """The repetition rule: at least 5 repetitions per cell after a discarded warm-up copy (one after boot)."""
     return i is not None and i["reps"] >= 5 and i["every_guest_warm"]
 
 
@@ -228,6 +228,126 @@ def cells_in_order(cells, profiles=None):
                     yield short, series, wl, "%s, %s, %s" % (what, series, wdesc)
 
 
+UAS_BIG = [("ssd", "kernel-hybrid-ssdbig-6.12", "UAS SSD"), ("hdd", "kernel-hybrid-hddbig-6.12", "UAS hard disk")]
+CPU_BOUND = 80.0    # device busy below this share of the time to safe: the emulated CPU sets the pace
+
+
+def busy_share(r):
+    """The device's busy time as a share of the time to safe, %, or None."""
+    b = (r.get("device") or {}).get("busy_s")
+    return None if b is None or not r.get("safe_s") else 100.0 * b / r["safe_s"]
+
+
+def prange(xs):
+    """'10 %' or '8-12 %': a range of percentages, rounded."""
+    lo, hi = "%.0f" % min(xs), "%.0f" % max(xs)
+    return "%s %%" % lo if lo == hi else "%s-%s %%" % (lo, hi)
+
+
+def uas_big_cells(cells):
+    """The patch (hybrid) with one 256 MiB file on the UAS SSD and HDD models, against stock and
+    the control build: {short: {config: [runs]}} for the cells that were run."""
+    out = {}
+    for short, name, _ in UAS_BIG:
+        d = {c: cells.get(("hybrid", short + "big-6.12", "big256", c)) for c, _ in ROUND3}
+        if any(d.values()):
+            out[short] = d
+    return out
+
+
+def uas_big_verdict(cells):
+    """One sentence per drive: the hybrid against stock and the control, and whether the cell
+    is CPU-bound (device busy < 80 % of the time to safe in every run). None when not run."""
+    ub = uas_big_cells(cells)
+    if not ub:
+        return None
+    parts = []
+    for short, name, what in UAS_BIG:
+        d = ub.get(short)
+        if not d:
+            continue
+        sf = {c: med([r["safe_s"] for r in (d.get(c) or [])]) for c in ("stock", "control", "hybrid")}
+        shares = [x for v in d.values() if v for x in (busy_share(r) for r in v) if x is not None]
+        nh = sum(1 for r in (d.get("hybrid") or []) if r["at_risk_at_return_bytes"] >= 10 * MIB)
+        sp = spread_pct([r["safe_s"] for r in (d.get("stock") or [])])
+        w0 = cells.get((short, "6.12", "big256", "wait0")) or []
+        w0txt = ("; round two's wait=0 on the same drive model, %d of %d" % (
+            sum(1 for r in w0 if r["at_risk_at_return_bytes"] >= 10 * MIB), len(w0))) if w0 else ""
+        cpu = ("CPU-bound: the device was busy %s of the time to safe (every run below %.0f %%), so the "
+               "emulated CPU sets the pace and the times show whether close() waits longer, not a drive's "
+               "throughput" % (prange(shares), CPU_BOUND)) if shares and max(shares) < CPU_BOUND else (
+               "not CPU-bound: the device was busy %s of the time to safe" % prange(shares)
+               if shares else "no device busy time in the result lines")
+        parts.append("%s (`%s`, %s reps): the hybrid was safe after %s s, stock %s s (%s; stock's own spread "
+                     "%s), control %s s (%s); it left >= 10 MiB dirty at close() in %d of %d runs%s. %s." % (
+                         what, name, nreps(d), f1(sf["hybrid"]), f1(sf["stock"]), spct(pct(sf["hybrid"], sf["stock"])),
+                         "-" if sp is None else "%.0f %%" % sp, f1(sf["control"]),
+                         spct(pct(sf["hybrid"], sf["control"])), nh, len(d.get("hybrid") or []), w0txt,
+                         cpu[0].upper() + cpu[1:]))
+    return " ".join(parts)
+
+
+def uas_big_table(cells):
+    """The round-three table of the hybrid with one 256 MiB file on the UAS SSD and HDD models."""
+    ub = uas_big_cells(cells)
+    out = []
+    p = out.append
+    if not ub:
+        p("_The hybrid with one 256 MiB file on the simulated UAS SSD and hard disk is not measured yet: "
+          "`kernel/make-results --only kernel-hybrid-ssdbig-6.12 --only kernel-hybrid-hddbig-6.12`._\n")
+        return "\n".join(out)
+    p("**one 256 MiB file, simulated UAS SSD and hard disk: the patch against stock and the control build** "
+      "(`kernel-hybrid-ssdbig-6.12`, `kernel-hybrid-hddbig-6.12`; median (min-max) of the runs after the warm-up)\n")
+    kern = sorted({r.get("kernel", "?") for d in ub.values() for v in d.values() if v for r in v})
+    kern = [k for k in kern if k != "?"] or ["Debian's 6.12"]
+    p("The same race setup on %s (the 6.12 kernel the lab boots now), stock, control and the "
+      "hybrid alternating; the hybrid here is the patch as posted (with the tagging in `fat_writepages()` and the "
+      "unlinked-inode test; `kernel/build-modules --variant hybrid --variant control`). **device busy** = the time "
+      "the simulated drive spent on writes (nbd-stick's own accounting) over the run; **busy %% of safe** = that "
+      "time over the time to safe, per run: below %.0f %% the cell is CPU-bound (the emulated CPU, not the "
+      "device, sets the pace).\n" % (", ".join(kern), CPU_BOUND))
+    p("| drive | fat module | runs | safe s | against stock | against control | close returns s | dirty at close MiB "
+      "| runs leaving >= 10 MiB | umount s | device busy s | busy % of safe | device data jumps |")
+    p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for short, name, what in UAS_BIG:
+        d = ub.get(short)
+        if not d:
+            continue
+        ms = med([r["safe_s"] for r in (d.get("stock") or [])])
+        mc = med([r["safe_s"] for r in (d.get("control") or [])])
+        for c, label in ROUND3:
+            runs = d.get(c)
+            if not runs:
+                continue
+            st = stats(runs)
+            busy = [(r.get("device") or {}).get("busy_s") for r in runs]
+            busy = [b for b in busy if b is not None]
+            shares = [x for x in (busy_share(r) for r in runs) if x is not None]
+            n = sum(1 for r in runs if r["at_risk_at_return_bytes"] >= 10 * MIB)
+            p("| %s | %s | %d | %s | %s | %s | %s | %s | %d of %d | %s | %s | %s | %s |" % (
+                what, label, st["n"], rng(st["safe"]),
+                "-" if c == "stock" else spct(pct(med(st["safe"]), ms)),
+                "-" if c == "control" else spct(pct(med(st["safe"]), mc)),
+                rng(st["copy"]), rng(st["risk"]), n, len(runs), rng(st["umount"]), rng(busy),
+                rng(shares, f0), rng(st["disc"], f0)))
+    p("")
+    v = uas_big_verdict(cells)
+    if v:
+        p(v[0].upper() + v[1:] + "\n")
+    # round two's stock on the same drive models (6.12.117, another day's host): absolute times differ
+    r2 = ["`kernel-%s-6.12` %s s" % (short, f1(medof(cells, short, "6.12", "big256", "stock", "safe")))
+          for short, _, _ in UAS_BIG if short in ub and cells.get((short, "6.12", "big256", "stock"))]
+    if r2:
+        p("Compare within these cells: round two's stock took longer on the same drive models (%s to safe, "
+          "median; Debian 6.12.117, other guests on another day), and under emulation the time to safe follows "
+          "the host as much as the drive model.\n" % ", ".join(r2))
+    for short, name, _ in UAS_BIG:
+        if short in ub and RESULTS_DIR:
+            for line in host_notes(RESULTS_DIR, name):
+                p(line + "\n")
+    return "\n".join(out)
+
+
 def answers(cells):
     out = []
     g = lambda c, cfg, k: medof(cells, c[0], c[1], c[2], cfg, k)
@@ -257,26 +377,37 @@ def answers(cells):
     old_uas = [n for n in ROUND2 if n.startswith(("kernel-ssd", "kernel-hdd")) and RESULTS_DIR
                and before_queue_model(RESULTS_DIR, n)]
     out.append("MB/s to safe (median), change against stock, and stock's own spread (max-min over median) "
-               "as the noise level of the cell. The cheap stick is listed for comparison.%s\n" % (
+               "as the noise level of the cell. The cheap stick is listed for comparison.%s" % (
                    " %s ran before nbd-stick modelled the UAS command queue (every discontinuous write charged "
                    "as a jump; see All cells): compare the configurations within such a cell, not its times with "
-                   "the other kernel's." % ", ".join("`%s`" % n for n in old_uas) if old_uas else ""))
-    out.append("| cell | runs | stock | wait=0 | wait=1 | stock spread |")
-    out.append("| --- | --- | --- | --- | --- | --- |")
+                   "the other kernel's." % ", ".join("`%s`" % n for n in old_uas) if old_uas else "")
+               + " The last column is the device's busy time (nbd-stick's own accounting) over the time to "
+               "safe, per run, over the runs of stock, wait=0 and wait=1: where it stays below %.0f %% the cell "
+               "is CPU-bound (the emulated CPU, not the simulated drive, sets the pace) and its times can show a "
+               "wait, not a drive's throughput.\n" % CPU_BOUND)
+    out.append("| cell | runs | stock | wait=0 | wait=1 | stock spread | device busy % of safe, all runs |")
+    out.append("| --- | --- | --- | --- | --- | --- | --- |")
     n = 0
     for short, series, wl, label in cells_in_order(cells, ("ssd", "hdd", "cheap")):
         c = (short, series, wl)
         st = g(c, "stock", "mbps")
         sp = spread(cells, short, series, wl, "stock")
         runs = len(cells.get((short, series, wl, "stock"), []))
-        out.append("| %s | %d | %s | %s (%s) | %s (%s) | %s |" % (
+        shares = [x for cfg in ("stock", "wait0", "wait1") for x in
+                  (busy_share(r) for r in cells.get((short, series, wl, cfg), [])) if x is not None]
+        out.append("| %s | %d | %s | %s (%s) | %s (%s) | %s | %s |" % (
             label, runs, fr(st), fr(g(c, "wait0", "mbps")), spct(pct(g(c, "wait0", "mbps"), st)),
             fr(g(c, "wait1", "mbps")), spct(pct(g(c, "wait1", "mbps"), st)),
-            "-" if sp is None else "%.0f %%" % sp))
+            "-" if sp is None else "%.0f %%" % sp,
+            "-" if not shares else prange(shares) + (" (CPU-bound)" if max(shares) < CPU_BOUND else "")))
         n += 1
     if not n:
-        out.append("| _nothing measured yet_ | | | | | |")
+        out.append("| _nothing measured yet_ | | | | | | |")
     out.append("")
+    v = uas_big_verdict(cells)
+    out.append("**The patch itself (the hybrid) with one 256 MiB file** (round three, \"Round three\" above): %s\n" % (
+        v if v else "not measured yet (`kernel/make-results --only kernel-hybrid-ssdbig-6.12 --only "
+        "kernel-hybrid-hddbig-6.12`)."))
 
     out.append("### 2. wait=0 or wait=1?\n")
     w0 = max([b for b in (worst("wait0", "small200x256k"), worst("wait0", "big256")) if b] or [None])
@@ -357,14 +488,14 @@ def load_replay(results_dir, name):
 
 
 def round3(cells, results_dir):
-    """The busy case (issue 13): control, hybrid, 5 reps after a warm-up; time to clean."""
+    """The busy case: control, hybrid, 5 reps after a warm-up; time to clean."""
     out = []
     p = out.append
     big = {c: cells.get(("hybrid", "big-6.12", "big256", c)) for c, _ in ROUND3}
     small = {c: cells.get(("hybrid", "small-6.12", "small200x256k", c)) for c, _ in ROUND3}
     clean = {c: cells.get(("clean", "6.12", "big256", c)) for c, _ in ROUND3}
     hdd = {c: cells.get(("hybrid", "hddsmall-6.12", "small200x256k", c)) for c, _ in ROUND3}
-    p("## Round three: the busy case, the hybrid and a control build (issue 13)\n")
+    p("## Round three: the busy case, the hybrid and a control build\n")
     p("Cheap stick profile (20 MB/s, 0.5 ms per command, 20 ms per jump), Debian 6.12.117, the race setup "
       "above, every configuration mounted with `flush`. **control** is the unpatched fs/fat of the same "
       "source built by the same path as the patched modules (`kernel/build-modules --variant control`), "
@@ -505,6 +636,8 @@ def round3(cells, results_dir):
                 spct(pct(sf.get("hybrid"), sf.get("wait0")))))
         p("")
 
+    p(uas_big_table(cells))
+
     warm = [r for r in WARMUPS if r.get("scenario", "").startswith(("kernel-hybrid", "kernel-clean"))]
     if warm:
         p("Warm-up copies (discarded; the first copy after boot; *guest N* = the N-th guest of a cell whose "
@@ -514,6 +647,8 @@ def round3(cells, results_dir):
         for r in warm:
             d = {"kernel-hybrid-big-6.12": big, "kernel-hybrid-small-6.12": small,
                  "kernel-clean-6.12": clean, "kernel-hybrid-hddsmall-6.12": hdd,
+                 "kernel-hybrid-ssdbig-6.12": uas_big_cells(cells).get("ssd", {}),
+                 "kernel-hybrid-hddbig-6.12": uas_big_cells(cells).get("hdd", {}),
                  "kernel-hybrid-big-6.1": {c: cells.get(("hybrid", "big-6.1", "big256", c)) for c, _ in ROUND3},
                  "kernel-hybrid-small-6.1": {c: cells.get(("hybrid", "small-6.1", "small200x256k", c))
                                              for c, _ in ROUND3}}.get(r["scenario"], {})
@@ -843,7 +978,8 @@ def missing_runs(results_dir, cells, sources):
     if not any(short == "cheaporder" for (short, series, wl, cfg) in cells):
         missing.append("kernel-cheaporder-6.12")
     for name in ("kernel-hybrid-big-6.12", "kernel-hybrid-small-6.12", "kernel-hybrid-hddsmall-6.12",
-                 "kernel-hybrid-big-6.1", "kernel-hybrid-small-6.1", "kernel-jump2-6.12", "kernel-jump50-6.12"):
+                 "kernel-hybrid-big-6.1", "kernel-hybrid-small-6.1", "kernel-jump2-6.12", "kernel-jump50-6.12",
+                 "kernel-hybrid-ssdbig-6.12", "kernel-hybrid-hddbig-6.12"):
         if not os.path.exists(os.path.join(results_dir, name, "results.jsonl")):
             missing.append(name)
         else:
@@ -919,14 +1055,14 @@ def status(results_dir, cells, sources):
     ok = [n for n in r2 if meets_13(info[n])]
     short = [n for n in r2 if not meets_13(info[n])]
     if ok:
-        p("- Round two's cells with issue 13's repetitions (at least 5 per cell after a discarded warm-up copy): "
+        p("- Round two's cells with at least 5 repetitions after a discarded warm-up copy: "
           + "; ".join("`%s` %s" % (n, reps_text(info[n])) for n in ok) + ".")
     for prof in sorted({info[n]["profile"] for n in short}):
         these = [n for n in short if info[n]["profile"] == prof]
         cover = [n for n in COVER3
                  if n in info and meets_13(info[n]) and info[n]["profile"] == prof]
-        p("- Round two's cells on `%s` below issue 13's rule (at least 5 repetitions per cell after a discarded "
-          "warm-up copy), kept as measured: %s. %s" % (
+        p("- Round two's cells on `%s` below the rule of at least 5 repetitions after a discarded warm-up copy, "
+          "kept as measured: %s. %s" % (
               prof, "; ".join("`%s` %s" % (n, reps_text(info[n])) for n in these),
               "Round three covers that drive with the required repetitions: %s, configurations %s on the same "
               "`%s` profile, the same race setup and workloads." % (
@@ -1507,7 +1643,7 @@ def main():
         p("Nothing: every cell has been measured.")
     below = [n for n in ROUND2 if scenario_reps(results_dir, n) and not meets_13(scenario_reps(results_dir, n))]
     if below:
-        p("\nBelow issue 13's rule of at least 5 repetitions per cell after a discarded warm-up copy (see "
+        p("\nBelow the rule of at least 5 repetitions after a discarded warm-up copy (see "
           "Status): %s. To bring one to it, give its scenario `\"warmup\": true` and `\"repetitions\": 5` "
           "and rerun it whole with `kernel/make-results --only NAME` (`--append` "
           "would add runs without a warm-up)." % ", ".join("`%s` (%s)" % (n, reps_text(scenario_reps(results_dir, n)))
