@@ -737,14 +737,13 @@ def run_rep_major(self, y):
 def load_source_keep(self, w):
     os.makedirs("/tmp/bench-src", exist_ok=True)
     w["guest_src"] = "/tmp/bench-src/" + w["name"]
+    w["dst"] = "big.bin" if w["kind"] == "big-file" else "files"
     if not os.path.exists(w["guest_src"]):
         t = time.monotonic()
         sh("cp", "-r", "/run/lab/host" + w["host_src"], w["guest_src"])
         sh("chmod", "-R", "a+rX", "/tmp/bench-src")
         log("source %s in tmpfs (%.0f s)" % (w["name"], time.monotonic() - t))
-        w["dst"] = "big.bin" if w["kind"] == "big-file" else "files"
         write_copy_order(w)
-    w["dst"] = "big.bin" if w["kind"] == "big-file" else "files"
 
 
 Bench.run_rep_major = run_rep_major
