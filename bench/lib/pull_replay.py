@@ -54,6 +54,9 @@ import sys
 import tempfile
 from array import array
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "lab", "lib"))
+from yank_analyze import partition, run_fsck  # noqa: E402
+
 SECTOR = 512
 BLOCK = 4096
 HDR = 32
@@ -115,17 +118,7 @@ class Replay:
         self.f.close()
 
 
-# ------------------------------------------------------------------------- FAT32
-def partition(img):
-    """(offset, size) of MBR partition 1, or the whole image."""
-    mbr = img.read(0, 512)
-    if mbr[510:512] == b"\x55\xaa" and mbr[0] not in (0xEB, 0xE9) and mbr[446 + 4]:
-        start, count = struct.unpack_from("<II", mbr, 446 + 8)
-        if start:
-            return start * SECTOR, count * SECTOR
-    return 0, img.size
-
-
+# ------------------------------------------------------------------ FAT32 and exFAT
 class Entry(tuple):
     """A directory entry: name, is_dir, first cluster, size (the file's length as a reader
     sees it), whether its clusters are contiguous without a FAT chain (exFAT's NoFatChain)
@@ -390,39 +383,22 @@ DIRTY_BYTE = 65
 
 def fsck(img, offset, size, fs):
     """("clean" | "dirty-bit" | "damaged", findings) of fsck.fat -n or fsck.exfat -n on
-    the partition, through a read-only loop device, or a sparse copy of the partition
-    without one."""
-    loop = subprocess.run(["losetup", "-r", "-f", "--show", "-o", str(offset), "--sizelimit", str(size),
-                           img.path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    dev = loop.stdout.strip() if loop.returncode == 0 else None
-    tmp = None
-    if dev is None:
-        tmp = img.path + ".part"
-        subprocess.run(["dd", "if=" + img.path, "of=" + tmp, "bs=1M", "iflag=skip_bytes,count_bytes",
-                        "skip=%d" % offset, "count=%d" % size, "conv=sparse", "status=none"], check=True)
-    target = dev or tmp
-    try:
-        p = subprocess.run(["fsck.fat" if fs.kind == "vfat" else "fsck.exfat", "-n", target],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    finally:
-        if dev:
-            subprocess.run(["losetup", "-d", dev], check=False)
-        if tmp:
-            os.unlink(tmp)
-    lines = [l.strip() for l in p.stdout.splitlines() if l.strip()]
+    the partition (yank_analyze.run_fsck: a read-only loop device, or a copy)."""
+    rc, target, lines = run_fsck(img.path, offset, size, "fsck.fat" if fs.kind == "vfat" else "fsck.exfat")
+    lines = [l.strip() for l in lines]
     if fs.kind == "exfat":
         # fsck.exfat -n: its version, then "TARGET: clean. directories N, files M" or the
         # errors it found; it does not report the VolumeDirty flag (read from the boot
         # sector instead)
         findings = [l for l in lines if not l.startswith("exfatprogs version")
                     and not (l.startswith(target) and ": clean." in l)]
-        if p.returncode == 0 and not findings:
+        if rc == 0 and not findings:
             return ("dirty-bit" if fs.dirty else "clean"), findings
         return "damaged", findings
     # fsck.fat: the header and the summary ("X files, Y/Z clusters") are not findings
     findings = [l for l in lines[1:] if not l.startswith("/dev/") and not l.startswith(target)
                 and "files, " not in l and not l.startswith("Checking")]
-    return classify(p.returncode, findings), findings
+    return classify(rc, findings), findings
 
 
 def classify(rc, findings):
@@ -549,7 +525,7 @@ def main():
         last_of_run[x[1]["run"]] = i
     try:
         img = Replay(base, journal, work)
-        poff, psize = partition(img)
+        poff, psize = partition(img.path)
         with open(out_path + ".new", "w") as out:
             for i, (T, r, name, t, ref, d, m0) in enumerate(todo):
                 img.advance(T)

@@ -172,8 +172,10 @@ def chain(image, offset, path, env):
     return out
 
 
-def fsck(image, offset, size):
-    """fsck.fat -n on the partition: read-only loop device, else a copy."""
+def run_fsck(image, offset, size, tool="fsck.fat"):
+    """TOOL -n (fsck.fat or fsck.exfat) on the partition at OFFSET of IMAGE, through a
+    read-only loop device, else a sparse copy of the partition: (exit status, the name it
+    checked, its non-empty output lines)."""
     loop = None
     tmp = None
     try:
@@ -190,15 +192,20 @@ def fsck(image, offset, size):
                             "skip=%d" % offset, "count=%d" % size, "conv=sparse", "status=none"],
                            check=True)
             target = tmp
-        p = subprocess.run(["fsck.fat", "-n", target], stdout=subprocess.PIPE,
+        p = subprocess.run([tool, "-n", target], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
-        lines = [l for l in p.stdout.splitlines() if l.strip()]
-        return p.returncode, lines[-8:]
+        return p.returncode, target, [l for l in p.stdout.splitlines() if l.strip()]
     finally:
         if loop:
             subprocess.run(["losetup", "-d", loop], check=False)
         if tmp:
             os.unlink(tmp)
+
+
+def fsck(image, offset, size):
+    """fsck.fat -n on the partition: its exit status and last lines."""
+    rc, _, lines = run_fsck(image, offset, size)
+    return rc, lines[-8:]
 
 
 def analyze(image, src, dst, work, stick_log=None):
