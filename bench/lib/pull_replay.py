@@ -48,6 +48,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import struct
 import subprocess
 import sys
@@ -457,22 +458,17 @@ def markers(log_path):
     return out
 
 
-def median(xs):
-    xs = sorted(xs)
-    n = len(xs)
-    return (xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2) if xs else None
-
-
 def plan(runs, fractions, reference):
-    """[(run, point, t since cp started)] for every timed run."""
+    """[(run, point, t since cp started, reference setup, its median time to safe)] for
+    every timed run."""
     timed = [r for r in runs if not r.get("warmup") and not r.get("yank") and "copy_s" in r]
     out = []
     for wl in sorted({r["workload"] for r in timed}):
         rs = [r for r in timed if r["workload"] == wl]
         setups = {r["setup"] for r in rs}
         ref = reference if reference in setups else max(
-            setups, key=lambda s: median([r["safe_s"] for r in rs if r["setup"] == s]))
-        d = median([r["safe_s"] for r in rs if r["setup"] == ref])
+            setups, key=lambda s: statistics.median([r["safe_s"] for r in rs if r["setup"] == s]))
+        d = statistics.median([r["safe_s"] for r in rs if r["setup"] == ref])
         for r in rs:
             pts = [("t", round(f * d, 3)) for f in fractions]
             pts += [(name, round(r["copy_s"] + dt, 3)) for name, dt in POINTS_AFTER]
