@@ -355,6 +355,7 @@ class Bench:
         self.run_idx = 0
         self.results = open(os.path.join(os.environ.get("LAB_OUT", "/run/lab/out"), "results.jsonl"), "a")
         self.ignore = None
+        self.admin = {}  # the admin's keys this run set (set_admin_key())
         os.makedirs(ROOT_MP, exist_ok=True)
         self.frag = None
 
@@ -474,6 +475,9 @@ class Bench:
         self.run_idx += 1
         want_fat = config.get("fat_module", "stock")
         self.fat = select_fat_module(want_fat, self.fat) if g.get("fs", "vfat") == "vfat" else self.fat
+        # an experiment's variant of vfat-smart: the admin's max-dirty-seconds
+        mds = config.get("max_dirty_seconds")
+        self.set_admin_key("max-dirty-seconds", None if mds is None else str(float(mds)))
         self.fresh_fs(config)
         vm = {}
         for k, v in VM[config.get("vm", g["vm"])].items():
@@ -812,16 +816,19 @@ def wait_for(fn, limit_s, step=0.2):
         time.sleep(step)
 
 
-def set_global_knobs(self, on):
-    """The admin's allow-global-knobs (root's dconf, as agent-check does); the daemon is
+def set_admin_key(self, key, val):
+    """One of the admin's keys (root's dconf, as agent-check does) set to val, the text
+    gsettings reads back ("true", "1.0"), or reset to its default (None); the daemon is
     stopped so that the next call activates one that reads it afresh."""
-    if self.global_knobs == on:
+    if self.admin.get(key) == val:
         return
-    val = "true" if on else "false"
-    sh("dbus-run-session", "--", "gsettings", "set", "org.vfatsmart", "allow-global-knobs", val)
-    got = sh("dbus-run-session", "--", "gsettings", "get", "org.vfatsmart", "allow-global-knobs").strip()
-    if got != val:
-        raise SystemExit("bench: allow-global-knobs reads %r after setting %s" % (got, val))
+    if val is None:
+        sh("dbus-run-session", "--", "gsettings", "reset", "org.vfatsmart", key)
+    else:
+        sh("dbus-run-session", "--", "gsettings", "set", "org.vfatsmart", key, val)
+        got = sh("dbus-run-session", "--", "gsettings", "get", "org.vfatsmart", key).strip()
+        if got != val:
+            raise SystemExit("bench: %s reads %r after setting %s" % (key, got, val))
     for pid in sh("pgrep", "-x", "vfat-smartd", check=False).split():
         try:
             os.kill(int(pid), 15)
@@ -829,8 +836,13 @@ def set_global_knobs(self, on):
             pass
     if not wait_for(lambda: not sh("pgrep", "-x", "vfat-smartd", check=False).strip(), 15):
         raise SystemExit("bench: vfat-smartd did not stop")
-    log("allow-global-knobs %s (vfat-smartd restarted on the next call)" % val)
-    self.global_knobs = on
+    log("%s %s (vfat-smartd restarted on the next call)" % (key, "reset" if val is None else val))
+    self.admin[key] = val
+
+
+def set_global_knobs(self, on):
+    """The admin's allow-global-knobs."""
+    self.set_admin_key("allow-global-knobs", "true" if on else "false")
 
 
 def internal_fresh(self):
@@ -973,7 +985,6 @@ def run_internal(self):
     self.idev = Device(INTERNAL_SERIAL)
     log("internal disk %s" % self.idev.disk)
     os.makedirs(INTERNAL_MP, exist_ok=True)
-    self.global_knobs = None
     self.stick_out = False
     # once: the daemon records the originals it replaces and puts them back; a value
     # written per run would be "someone else's" to it
@@ -998,6 +1009,7 @@ def run_internal(self):
         self.set_global_knobs(False)
 
 
+Bench.set_admin_key = set_admin_key
 Bench.set_global_knobs = set_global_knobs
 Bench.internal_fresh = internal_fresh
 Bench.run_internal_one = run_internal_one

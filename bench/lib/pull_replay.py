@@ -458,6 +458,12 @@ def markers(log_path):
     return out
 
 
+def setup_of(r):
+    """A run's setup as the matrix names it: its config's label (an experiment's
+    variant of vfat-smart, "vfat-smart-mds1", is not vfat-smart as installed)."""
+    return r.get("config") or r["setup"]
+
+
 def plan(runs, fractions, reference):
     """[(run, point, t since cp started, reference setup, its median time to safe)] for
     every timed run."""
@@ -465,10 +471,10 @@ def plan(runs, fractions, reference):
     out = []
     for wl in sorted({r["workload"] for r in timed}):
         rs = [r for r in timed if r["workload"] == wl]
-        setups = {r["setup"] for r in rs}
+        setups = {setup_of(r) for r in rs}
         ref = reference if reference in setups else max(
-            setups, key=lambda s: statistics.median([r["safe_s"] for r in rs if r["setup"] == s]))
-        d = statistics.median([r["safe_s"] for r in rs if r["setup"] == ref])
+            setups, key=lambda s: statistics.median([r["safe_s"] for r in rs if setup_of(r) == s]))
+        d = statistics.median([r["safe_s"] for r in rs if setup_of(r) == ref])
         for r in rs:
             pts = [("t", round(f * d, 3)) for f in fractions]
             pts += [(name, round(r["copy_s"] + dt, 3)) for name, dt in POINTS_AFTER]
@@ -529,7 +535,7 @@ def main():
                 order = orders[r["workload"]]
                 pts = progress(r)
                 res = {"group": group.get("name") or os.path.basename(gdir.rstrip("/")), "run": r["run"], "rep": r["rep"],
-                       "setup": r["setup"], "workload": r["workload"], "profile": r.get("profile"),
+                       "setup": setup_of(r), "workload": r["workload"], "profile": r.get("profile"),
                        "kernel": r.get("kernel"), "commit": r.get("commit"), "point": name,
                        "t_s": t, "reference": ref, "reference_safe_s": round(d, 3),
                        "copy_s": r["copy_s"], "safe_s": r["safe_s"],
@@ -576,7 +582,7 @@ def main():
                 out.write(json.dumps(res, sort_keys=True) + "\n")
                 out.flush()
                 print("run %2d %-16s %-12s at %7.2f s: %d/%d files, %.1f/%.1f MiB, lost %.2f s, %s"
-                      % (r["run"], r["setup"], name, t, intact_files, len(order["files"]),
+                      % (r["run"], setup_of(r), name, t, intact_files, len(order["files"]),
                          intact_bytes / 2**20, res["bytes_written"] / 2**20, res["progress_lost_s"], res["fsck"]),
                       file=sys.stderr, flush=True)
         img.close()

@@ -54,7 +54,8 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
     }
   writing = pace->have_last && di->dirtied_bytes > pace->last_dirtied;
   pace->writing = writing;
-  pace->quiet = writing || !pace->have_last ? 0 : pace->quiet + 1;
+  if (writing || !pace->have_last)
+    pace->last_writing_usec = at_usec;
   pace->unsettled = pace->unsettled || writing;
   pace->have_last = TRUE;
   pace->last_dirtied = di->dirtied_bytes;
@@ -62,13 +63,13 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
   busy = busy_share (pace, stat, at_usec) >= VSM_PACE_MIN_BUSY;
   if (!busy || !big_writer (di, cap, writing, pace->pacing))
     {
-      pace->agree = 0;
+      pace->agree_since_usec = 0;
       pace->pacing = FALSE;
       return FALSE;
     }
-  if (pace->agree < VSM_PACE_START_SAMPLES)
-    pace->agree++;
-  pace->pacing = pace->agree >= VSM_PACE_START_SAMPLES;
+  if (pace->agree_since_usec == 0)
+    pace->agree_since_usec = at_usec;
+  pace->pacing = at_usec - pace->agree_since_usec >= VSM_PACE_START_USEC * 9 / 10; /* jitter */
   return pace->pacing;
 }
 
@@ -76,20 +77,31 @@ gboolean
 vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di)
 {
   g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
-  if (pace->quiet < VSM_PACE_SETTLE_SAMPLES || !pace->unsettled ||
-      di->dirty_bytes + di->writeback_bytes > pace->cap)
+  if (pace->writing || pace->last_usec - pace->last_writing_usec < VSM_PACE_SETTLE_USEC ||
+      !pace->unsettled || di->dirty_bytes + di->writeback_bytes > pace->cap)
     return FALSE;
   pace->unsettled = FALSE; /* nothing at risk: the flusher already wrote it all */
   return di->dirty_bytes + di->writeback_bytes > 0;
 }
 
+gint64
+vsm_pace_commit_period (guint64 cap, guint64 bandwidth)
+{
+  double half;
+
+  if (cap == 0 || bandwidth == 0)
+    return VSM_PACE_COMMIT_MAX_USEC;
+  half = (double)cap / (double)bandwidth / 2 * G_USEC_PER_SEC;
+  return (gint64)CLAMP (half, (double)VSM_PACE_COMMIT_MIN_USEC, (double)VSM_PACE_COMMIT_MAX_USEC);
+}
+
 gboolean
-vsm_pace_commit_due (VsmPace *pace, gint64 at_usec)
+vsm_pace_commit_due (VsmPace *pace, gint64 at_usec, gint64 period_usec)
 {
   g_return_val_if_fail (pace != NULL, FALSE);
   if (!pace->writing || pace->pacing ||
       (pace->last_commit_usec != 0 &&
-       at_usec - pace->last_commit_usec < VSM_PACE_COMMIT_USEC * 9 / 10)) /* the tick's jitter */
+       at_usec - pace->last_commit_usec < period_usec * 9 / 10)) /* the tick's jitter */
     return FALSE;
   pace->last_commit_usec = at_usec;
   return TRUE;

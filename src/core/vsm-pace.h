@@ -41,8 +41,8 @@ G_BEGIN_DECLS
  * (x-decent-gate), down to 1 %; the syncs then write a few MB each with a
  * metadata commit after every one. */
 #define VSM_PACE_MIN_KEEP 0.1
-/* samples in a row that must agree before pacing starts */
-#define VSM_PACE_START_SAMPLES 2
+/* the samples must agree this long before pacing starts */
+#define VSM_PACE_START_USEC (G_USEC_PER_SEC)
 /* ... and the drive was busy at least this share of the time since the last
  * sample: the writer is held by the cap only while the drive is the slower
  * one. A drive faster than its writer (the lab's decent stick at 80 MB/s
@@ -52,22 +52,28 @@ G_BEGIN_DECLS
  * (bench/RESULTS.md, h-decent). Paced or not, the cheap stick under cp is
  * busy nearly all the time. */
 #define VSM_PACE_MIN_BUSY 0.8
-/* samples in a row that saw nothing newly dirtied before the writer counts
- * as stopped (vsm_pace_settle()), and then no more than the cap at risk.
- * A writer held at the cap stalls when a lower cap is applied under it (the
- * learned cap of a first copy): the lab's daemon check saw a 128 MiB copy
- * "settled" twice after one quiet sample each and never paced (the cap from
- * 38 to 26 MiB), and on the lab's 8 MB/s stick two quiet samples came while
- * the data above the new cap drained for 3 s. */
-#define VSM_PACE_SETTLE_SAMPLES 2
+/* nothing newly dirtied for this long before the writer counts as stopped
+ * (vsm_pace_settle()), and then no more than the cap at risk. The daemon
+ * samples a writing drive four times a second (vsmd-device-private.h), so
+ * the sync that commits what a copy left starts about half a second after
+ * cp returned. A writer held at the cap stalls when a lower cap is applied
+ * under it (the learned cap of a first copy): then more than the new cap is
+ * at risk and the stall is not a stop (the lab's daemon check saw a 128 MiB
+ * copy's cap go from 38 to 26 MiB; on the lab's 8 MB/s stick the data above
+ * the new cap drained for 3 s). */
+#define VSM_PACE_SETTLE_USEC (G_USEC_PER_SEC / 2)
 /* While a writer that is not paced (many small files) writes, the metadata
- * the flusher leaves is committed at least this often (vsm_pace_commit_due()).
- * Without it FAT's directory entries and FAT chains wait in the block
+ * the flusher leaves is committed every half of the cap's seconds
+ * (vsm_pace_commit_period(), vsm_pace_commit_due()), within these bounds.
+ * Without commits FAT's directory entries and FAT chains wait in the block
  * device's buffers: a pull 1 s after 1000 x 64 KiB were copied to the lab's
  * cheap stick found none of the files (62.5 MiB, 3.3 s of the drive's
  * bandwidth, with 25.6 MiB at risk), and a pull at half found 15 of them
  * (bench group h-cheap-settle-small-b): what such a copy loses grows with
- * the copy, not with the cap. */
-#define VSM_PACE_COMMIT_USEC (G_USEC_PER_SEC)
+ * the copy, not with the cap. Each commit costs the drive a few jumps
+ * (FSINFO, both FATs, the directory): the lower bound keeps that under
+ * about a tenth of a slow stick's time. */
+#define VSM_PACE_COMMIT_MIN_USEC (G_USEC_PER_SEC / 4)
+#define VSM_PACE_COMMIT_MAX_USEC (G_USEC_PER_SEC)
 
 G_END_DECLS

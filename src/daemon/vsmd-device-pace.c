@@ -60,8 +60,8 @@ start_pacing (VsmdDevice *d, const char *mount_point, VsmdPacerJob job)
 
 /* one big writer at the cap: keep the file system syncing; stop as soon
  * as that ends (vsm-pace.h). Any other writer: its metadata committed
- * once a second while it writes (vsm_pace_commit_due()) and one sync once
- * it stopped (vsm_pace_settle()). Only a disk with one mount: the figures
+ * every half of the cap's seconds while it writes (vsm_pace_commit_due())
+ * and one sync once it stopped (vsm_pace_settle()). Only a disk with one mount: the figures
  * are the disk's, and the writer could be on another of its file systems. */
 void
 vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st,
@@ -97,6 +97,9 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
     vsmd_pacer_request_stop (d->pacer); /* Pacing stays TRUE until it ended */
   else if (here && d->pacer == NULL && vsm_pace_settle (&d->pace, di))
     start_pacing (d, mp[0], VSMD_PACER_ONCE); /* a paced writer's last round was its settle */
-  else if (here && d->pacer == NULL && vsm_pace_commit_due (&d->pace, at_usec))
+  else if (here && d->pacer == NULL &&
+           vsm_pace_commit_due (&d->pace, at_usec,
+                                vsm_pace_commit_period (vsm_dbus_device_get_cap_bytes (d->skeleton),
+                                                        vsm_learn_get_cap_bandwidth (d->learn))))
     start_pacing (d, mp[0], VSMD_PACER_COMMIT);
 }

@@ -17,8 +17,11 @@
 
 G_BEGIN_DECLS
 
-/* sampling: once a second while data is at risk or the disk writes,
+/* sampling: four times a second while the disk writes or data is at risk
+ * (a copy's stop is seen, and its metadata committed, within a fraction of
+ * a second: vsm-pace.h), once a second while it is mounted or a job runs,
  * every few seconds while it is idle (only to notice the next write) */
+#define TICK_WRITING_MS 250
 #define TICK_BUSY_MS 1000
 #define TICK_IDLE_MS 3000
 /* how often the cap in force is compared with the one planned (max_bytes

@@ -123,8 +123,11 @@ on_tick (gpointer data)
   vsmd_device_update_pacing (d, &di, have_stat ? &st : NULL, now);
   if (g_get_monotonic_time () - d->last_drift_check > DRIFT_CHECK_USEC)
     check_cap_drift (d);
-  vsmd_device_start_ticking (d, wrote || vsmd_device_is_busy (d) || d->mounted ? TICK_BUSY_MS
-                                                                               : TICK_IDLE_MS);
+  if (wrote || di.dirty_bytes + di.writeback_bytes > 0)
+    vsmd_device_start_ticking (d, TICK_WRITING_MS);
+  else
+    vsmd_device_start_ticking (d,
+                               vsmd_device_is_busy (d) || d->mounted ? TICK_BUSY_MS : TICK_IDLE_MS);
   return G_SOURCE_REMOVE;
 }
 

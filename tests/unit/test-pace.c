@@ -199,6 +199,15 @@ test_busy_unknown (void)
   g_assert_false (vsm_pace_feed (&p, &s, &st, 6 * G_USEC_PER_SEC, CAP));
 }
 
+/* a sample step_usec after the last */
+static gboolean
+feed_after (VsmPace *p, const VsmDirtyInfo *di, guint64 cap, gint64 step_usec)
+{
+  VsmDiskStat st = disk ((p->last_usec + step_usec) / 1000);
+
+  return vsm_pace_feed (p, di, &st, p->last_usec + step_usec, cap);
+}
+
 /* the writer stops: one settle while data is at risk, not again until
  * new data is dirtied; none while writing, none with nothing at risk */
 static void
@@ -213,12 +222,14 @@ test_settle (void)
   s = sample (28, 40, 300);
   feed (&p, &s, CAP);
   g_assert_false (vsm_pace_settle (&p, &s)); /* writing */
+  /* the daemon's quarter-second samples: a quarter second with nothing
+   * dirtied is a pause (cp opening the next file), not a stop */
   s = sample (15, 40, 3);
-  feed (&p, &s, CAP);
-  g_assert_false (vsm_pace_settle (&p, &s)); /* one quiet second: a stall, maybe */
-  s = sample (12, 40, 3);
-  feed (&p, &s, CAP);
-  g_assert_true (vsm_pace_settle (&p, &s));  /* stopped with 12 MiB at risk */
+  feed_after (&p, &s, CAP, G_USEC_PER_SEC / 4);
+  g_assert_false (vsm_pace_settle (&p, &s));
+  s = sample (14, 40, 3);
+  feed_after (&p, &s, CAP, G_USEC_PER_SEC / 4);
+  g_assert_true (vsm_pace_settle (&p, &s));  /* stopped with 14 MiB at risk */
   g_assert_false (vsm_pace_settle (&p, &s)); /* once */
   s = sample (2, 40, 2);
   feed (&p, &s, CAP);
@@ -228,10 +239,7 @@ test_settle (void)
   g_assert_false (vsm_pace_settle (&p, &s));
   s = sample (10, 50, 40);
   feed (&p, &s, CAP);
-  g_assert_false (vsm_pace_settle (&p, &s));
-  s = sample (10, 50, 40);
-  feed (&p, &s, CAP);
-  g_assert_true (vsm_pace_settle (&p, &s));
+  g_assert_true (vsm_pace_settle (&p, &s)); /* a second with nothing new */
 
   /* the flusher wrote everything before the writer's stop was seen */
   p = (VsmPace){ 0 };
@@ -239,7 +247,7 @@ test_settle (void)
   feed (&p, &s, CAP);
   s = sample (5, 20, 2);
   feed (&p, &s, CAP);
-  for (guint i = 0; i < VSM_PACE_SETTLE_SAMPLES; i++)
+  for (guint i = 0; i < 2; i++)
     {
       s = sample (0, 20, 0);
       feed (&p, &s, CAP);
@@ -271,10 +279,10 @@ test_stall_is_not_a_stop (void)
   feed (&p, &s, CAP);
   s = sample (36, 80, 2);
   feed (&p, &s, CAP);
-  s = sample (36, 80, 2); /* the stall */
-  g_assert_false (feed (&p, &s, CAP));
+  s = sample (36, 80, 2); /* the stall, a quarter second */
+  g_assert_false (feed_after (&p, &s, CAP, G_USEC_PER_SEC / 4));
   g_assert_false (vsm_pace_settle (&p, &s));
-  s = sample (36, 80, 2); /* a second: two quiet samples, but above the new cap */
+  s = sample (36, 80, 2); /* a second: quiet, but above the new cap */
   g_assert_false (vsm_pace_feed (&p, &s, NULL, p.last_usec + G_USEC_PER_SEC, 26 * MIB));
   g_assert_false (vsm_pace_settle (&p, &s));
   s = sample (26, 90, 2); /* writing again under the lower cap */
@@ -284,35 +292,40 @@ test_stall_is_not_a_stop (void)
   g_assert_true (feed (&p, &s, 26 * MIB));
 }
 
-/* many small files: their metadata committed once a second while they are
+/* many small files: their metadata committed every period while they are
  * written, not while a big writer is paced, not once the writer stopped */
 static void
 test_commit (void)
 {
+  const gint64 second = G_USEC_PER_SEC;
   VsmPace p = { 0 };
   VsmDirtyInfo s;
 
   s = sample (20, 10, 300);
   feed (&p, &s, CAP);
-  g_assert_false (vsm_pace_commit_due (&p, p.last_usec)); /* first sample: no rate yet */
+  g_assert_false (vsm_pace_commit_due (&p, p.last_usec, second)); /* first sample: no rate yet */
   for (guint i = 0; i < 3; i++)
     {
       s = sample (20, 20 + 10 * i, 300);
       feed (&p, &s, CAP);
-      g_assert_true (vsm_pace_commit_due (&p, p.last_usec));  /* writing: every second */
-      g_assert_false (vsm_pace_commit_due (&p, p.last_usec)); /* once a second */
+      g_assert_true (vsm_pace_commit_due (&p, p.last_usec, second));  /* writing: every second */
+      g_assert_false (vsm_pace_commit_due (&p, p.last_usec, second)); /* once a second */
     }
   /* a tick a little early still commits; half a second after, not */
   s = sample (20, 60, 300);
-  g_assert_false (vsm_pace_feed (&p, &s, NULL, p.last_usec + G_USEC_PER_SEC * 95 / 100, CAP));
-  g_assert_true (vsm_pace_commit_due (&p, p.last_usec));
+  g_assert_false (vsm_pace_feed (&p, &s, NULL, p.last_usec + second * 95 / 100, CAP));
+  g_assert_true (vsm_pace_commit_due (&p, p.last_usec, second));
   s = sample (20, 70, 300);
-  g_assert_false (vsm_pace_feed (&p, &s, NULL, p.last_usec + G_USEC_PER_SEC / 2, CAP));
-  g_assert_false (vsm_pace_commit_due (&p, p.last_usec));
+  g_assert_false (vsm_pace_feed (&p, &s, NULL, p.last_usec + second / 2, CAP));
+  g_assert_false (vsm_pace_commit_due (&p, p.last_usec, second));
+  /* a shorter period: half a second after, due */
+  s = sample (20, 80, 300);
+  g_assert_false (vsm_pace_feed (&p, &s, NULL, p.last_usec + second / 2, CAP));
+  g_assert_true (vsm_pace_commit_due (&p, p.last_usec, second / 2));
   /* the writer stopped: no commit (the settle's) */
-  s = sample (15, 70, 300);
+  s = sample (15, 80, 300);
   feed (&p, &s, CAP);
-  g_assert_false (vsm_pace_commit_due (&p, p.last_usec));
+  g_assert_false (vsm_pace_commit_due (&p, p.last_usec, second));
 
   /* a big writer once paced: the pacer's syncs write everything, no commit */
   p = (VsmPace){ 0 };
@@ -320,12 +333,26 @@ test_commit (void)
     {
       s = sample (36, 100 + 20 * i, 2);
       feed (&p, &s, CAP);
-      vsm_pace_commit_due (&p, p.last_usec);
+      vsm_pace_commit_due (&p, p.last_usec, second);
     }
   g_assert_true (p.pacing);
   s = sample (36, 200, 2);
   g_assert_true (feed (&p, &s, CAP));
-  g_assert_false (vsm_pace_commit_due (&p, p.last_usec));
+  g_assert_false (vsm_pace_commit_due (&p, p.last_usec, second));
+}
+
+/* the commit period: half the cap's seconds, within its bounds */
+static void
+test_commit_period (void)
+{
+  const guint64 mb = 1000 * 1000;
+
+  g_assert_cmpint (vsm_pace_commit_period (40 * mb, 20 * mb), ==, G_USEC_PER_SEC);
+  g_assert_cmpint (vsm_pace_commit_period (20 * mb, 20 * mb), ==, G_USEC_PER_SEC / 2);
+  g_assert_cmpint (vsm_pace_commit_period (200 * mb, 20 * mb), ==, VSM_PACE_COMMIT_MAX_USEC);
+  g_assert_cmpint (vsm_pace_commit_period (2 * mb, 20 * mb), ==, VSM_PACE_COMMIT_MIN_USEC);
+  g_assert_cmpint (vsm_pace_commit_period (0, 20 * mb), ==, VSM_PACE_COMMIT_MAX_USEC);
+  g_assert_cmpint (vsm_pace_commit_period (40 * mb, 0), ==, VSM_PACE_COMMIT_MAX_USEC);
 }
 
 int
@@ -339,6 +366,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pace/drive-faster-than-writer", test_drive_faster_than_writer);
   g_test_add_func ("/pace/busy-unknown", test_busy_unknown);
   g_test_add_func ("/pace/settle", test_settle);
+  g_test_add_func ("/pace/commit-period", test_commit_period);
   g_test_add_func ("/pace/stall-is-not-a-stop", test_stall_is_not_a_stop);
   g_test_add_func ("/pace/commit", test_commit);
   return g_test_run ();

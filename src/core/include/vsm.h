@@ -874,10 +874,10 @@ typedef struct
 {
   gboolean have_last;
   guint64 last_dirtied;
-  gboolean writing;   /* the last sample saw newly dirtied data */
-  guint quiet;        /* samples in a row that saw none */
-  gboolean unsettled; /* data was dirtied since the last settle */
-  guint agree;
+  gboolean writing;         /* the last sample saw newly dirtied data */
+  gint64 last_writing_usec; /* when a sample last saw newly dirtied data */
+  gboolean unsettled;       /* data was dirtied since the last settle */
+  gint64 agree_since_usec;  /* 0: the last sample did not call for pacing */
   gboolean pacing;
   gboolean have_stat;
   VsmDiskStat last_stat;
@@ -894,9 +894,9 @@ typedef struct
 gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat,
                         gint64 at_usec, guint64 cap);
 
-/* After vsm_pace_feed(): TRUE once when the writer has stopped (the last
- * VSM_PACE_SETTLE_SAMPLES samples saw nothing newly dirtied, after one that
- * did, and no more than the cap is at risk) and data of the drive is still
+/* After vsm_pace_feed(): TRUE once when the writer has stopped (nothing
+ * newly dirtied for VSM_PACE_SETTLE_USEC, after a sample that saw some,
+ * and no more than the cap is at risk) and data of the drive is still
  * at risk: then one sync of the file system commits what
  * it left. Without it, once the data is below the background threshold,
  * the files' directory entries and FAT chains (dirty buffers of the block
@@ -909,8 +909,16 @@ gboolean vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di);
 /* After vsm_pace_feed(): TRUE when the metadata a writer left should be
  * committed now (one fsync of the file system's block device): new data
  * was dirtied since the last sample, the writer is not paced (pacing syncs
- * everything anyway), and the last commit is VSM_PACE_COMMIT_USEC old. */
-gboolean vsm_pace_commit_due (VsmPace *pace, gint64 at_usec);
+ * everything anyway), and the last commit is period_usec old
+ * (vsm_pace_commit_period()). */
+gboolean vsm_pace_commit_due (VsmPace *pace, gint64 at_usec, gint64 period_usec);
+
+/* How often a writer's metadata is committed, microseconds: half the cap's
+ * seconds at the drive's bandwidth (a pull then loses the cap's data and at
+ * most half as long again of files written but not yet reachable), within
+ * VSM_PACE_COMMIT_MIN_USEC and VSM_PACE_COMMIT_MAX_USEC; the longest when
+ * either is unknown (0). */
+gint64 vsm_pace_commit_period (guint64 cap, guint64 bandwidth);
 
 /* ---- vsm-paths ---- */
 
