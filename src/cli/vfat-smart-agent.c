@@ -48,9 +48,12 @@ typedef struct
   guint settle_id;  /* at risk 0 since: notify when it stays so */
 } Drive;
 
-/* "safe" only once nothing was at risk for this long: with flush (Linux <
- * 6.2) the figure touches 0 while close() still waits, then the directory
- * entry and FAT follow (seen in the lab on 6.1: 128 KiB, 5 s after a 0) */
+/* "safe" when the daemon says so (Safe: nothing dirty, no directory entry
+ * or FAT block waiting). Without per-device figures (AtRiskScope system)
+ * nothing tells: then once nothing was at risk for this long. With flush
+ * (Linux < 6.2) the figure touches 0 while close() still waits, then the
+ * directory entry and FAT follow (seen in the lab on 6.1: 128 KiB, 5 s
+ * after a 0) */
 #define SAFE_SETTLE_MS 3000
 
 static void
@@ -219,6 +222,11 @@ drive_update (Drive *d)
       g_clear_handle_id (&d->settle_id, g_source_remove);
       d->writing = TRUE;
       d->peak = MAX (d->peak, at_risk);
+    }
+  else if (d->writing && g_strcmp0 (vsm_dbus_device_get_at_risk_scope (d->proxy), "system") != 0)
+    {
+      if (vsm_dbus_device_get_safe (d->proxy))
+        on_settled (d);
     }
   else if (d->writing && d->settle_id == 0)
     d->settle_id = g_timeout_add (SAFE_SETTLE_MS, on_settled, d);

@@ -210,6 +210,8 @@ daemon_json (const VsmStatusEntry *e, VsmDbusManager *daemon)
   vsm_json_member_string (b, "bandwidth_source", vsm_dbus_device_get_bandwidth_source (d));
   json_builder_set_member_name (b, "pacing");
   json_builder_add_boolean_value (b, vsm_dbus_device_get_pacing (d));
+  json_builder_set_member_name (b, "safe");
+  json_builder_add_boolean_value (b, vsm_dbus_device_get_safe (d));
   /* G_MAXUINT32: mounted by nobody (or not mounted) */
   json_builder_set_member_name (b, "mounted_by");
   if (vsm_dbus_device_get_mounted_by (d) == G_MAXUINT32)

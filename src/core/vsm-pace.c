@@ -54,7 +54,7 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
     }
   writing = pace->have_last && di->dirtied_bytes > pace->last_dirtied;
   pace->writing = writing;
-  if (writing || !pace->have_last)
+  if (writing)
     pace->last_writing_usec = at_usec;
   pace->unsettled = pace->unsettled || writing;
   pace->have_last = TRUE;
@@ -80,8 +80,18 @@ vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di)
   if (pace->writing || pace->last_usec - pace->last_writing_usec < VSM_PACE_SETTLE_USEC ||
       !pace->unsettled || di->dirty_bytes + di->writeback_bytes > pace->cap)
     return FALSE;
-  pace->unsettled = FALSE; /* nothing at risk: the flusher already wrote it all */
-  return di->dirty_bytes + di->writeback_bytes > 0;
+  pace->unsettled = FALSE; /* nothing waits: the flusher already wrote it all */
+  return di->dirty_bytes + di->writeback_bytes > 0 || di->dirty_inodes > 0;
+}
+
+gboolean
+vsm_pace_safe (const VsmPace *pace, const VsmDirtyInfo *di)
+{
+  g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
+  return di->valid && di->per_device && di->has_inodes && !pace->writing &&
+         (pace->last_writing_usec == 0 ||
+          pace->last_usec - pace->last_writing_usec >= VSM_PACE_SETTLE_USEC) &&
+         di->dirty_bytes + di->writeback_bytes == 0 && di->dirty_inodes == 0;
 }
 
 gint64

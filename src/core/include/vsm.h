@@ -897,7 +897,8 @@ gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat
 /* After vsm_pace_feed(): TRUE once when the writer has stopped (nothing
  * newly dirtied for VSM_PACE_SETTLE_USEC, after a sample that saw some,
  * and no more than the cap is at risk) and data of the drive is still
- * at risk: then one sync of the file system commits what
+ * at risk or an inode waits (its directory entry, the FAT blocks): then
+ * one sync of the file system commits what
  * it left. Without it, once the data is below the background threshold,
  * the files' directory entries and FAT chains (dirty buffers of the block
  * device) are not written soon: in the lab a pull 40 s after a copy of
@@ -905,6 +906,14 @@ gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat
  * data was on the drive (bench/notes.md, x-settle-small). Not again until
  * new data is dirtied. */
 gboolean vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di);
+
+/* After vsm_pace_feed(): TRUE when everything written to the drive is on
+ * it: nothing dirty or under writeback, no inode waiting to be written
+ * (a FAT file's directory entry; the block device's own, holding both FATs
+ * and the directories), and nothing newly dirtied for VSM_PACE_SETTLE_USEC
+ * (a copy between two files is not done). FALSE without per-device figures:
+ * then nothing tells. */
+gboolean vsm_pace_safe (const VsmPace *pace, const VsmDirtyInfo *di);
 
 /* After vsm_pace_feed(): TRUE when the metadata a writer left should be
  * committed now (one fsync of the file system's block device): new data
