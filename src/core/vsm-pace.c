@@ -47,11 +47,13 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
   gboolean writing, busy;
 
   g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
-  if (!di->valid || !di->per_device || !di->has_inodes || cap == 0)
+  if (!di->valid || !di->per_device || !di->has_inodes)
     {
       *pace = (VsmPace){ 0 };
       return FALSE;
     }
+  /* without a cap (Linux < 6.2) never paced, but the writer is followed:
+   * its stop settles, and Safe waits for it */
   writing = pace->have_last && di->dirtied_bytes > pace->last_dirtied;
   pace->writing = writing;
   if (writing)
@@ -61,7 +63,7 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
   pace->last_dirtied = di->dirtied_bytes;
   pace->cap = cap;
   busy = busy_share (pace, stat, at_usec) >= VSM_PACE_MIN_BUSY;
-  if (!busy || !big_writer (di, cap, writing, pace->pacing))
+  if (cap == 0 || !busy || !big_writer (di, cap, writing, pace->pacing))
     {
       pace->agree_since_usec = 0;
       pace->pacing = FALSE;
@@ -78,7 +80,7 @@ vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di)
 {
   g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
   if (pace->writing || pace->last_usec - pace->last_writing_usec < VSM_PACE_SETTLE_USEC ||
-      !pace->unsettled || di->dirty_bytes + di->writeback_bytes > pace->cap)
+      !pace->unsettled || (pace->cap > 0 && di->dirty_bytes + di->writeback_bytes > pace->cap))
     return FALSE;
   pace->unsettled = FALSE; /* nothing waits: the flusher already wrote it all */
   return di->dirty_bytes + di->writeback_bytes > 0 || di->dirty_inodes > 0;

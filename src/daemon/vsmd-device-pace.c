@@ -70,7 +70,7 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
   const char *const *mp = vsm_dbus_device_get_mount_points (d->skeleton);
   gboolean want =
     vsm_pace_feed (&d->pace, di, st, at_usec, vsm_dbus_device_get_cap_bytes (d->skeleton));
-  gboolean here;
+  gboolean here, settle_here;
 
   if (d->pacer && !vsmd_pacer_is_running (d->pacer))
     {
@@ -89,13 +89,18 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
   /* not held off by an apply in flight: the first copy to a new drive is
    * when its cap is learned and applied again, and a round only syncs the
    * mount (CI's daemon check lost its whole 96 MiB window to that apply) */
-  here = d->pace_class && d->mounted && !d->pace_off && mp && mp[0] && !mp[1];
+  settle_here = d->mounted && !d->pace_off && mp && mp[0] && !mp[1];
+  /* pacing and commits only where the plan says (not on SSDs and hard
+   * disks); the settle everywhere: one sync when a copy is done writes the
+   * directory entries the flusher would leave for half a minute, and Safe
+   * (the agent's "safe to unplug") waits for them */
+  here = d->pace_class && settle_here;
   want = want && here;
   if (want && d->pacer == NULL)
     start_pacing (d, mp[0], VSMD_PACER_PACE);
   else if (!want && d->pacer)
     vsmd_pacer_request_stop (d->pacer); /* Pacing stays TRUE until it ended */
-  else if (here && d->pacer == NULL && vsm_pace_settle (&d->pace, di))
+  else if (settle_here && d->pacer == NULL && vsm_pace_settle (&d->pace, di))
     start_pacing (d, mp[0], VSMD_PACER_ONCE); /* a paced writer's last round was its settle */
   else if (here && d->pacer == NULL &&
            vsm_pace_commit_due (&d->pace, at_usec,

@@ -255,6 +255,27 @@ test_settle (void)
     }
   g_assert_false (p.unsettled);
 
+  /* the data written, an inode still waits (a directory entry): settled */
+  p = (VsmPace){ 0 };
+  s = sample (5, 10, 2);
+  feed (&p, &s, CAP);
+  s = sample (5, 20, 2);
+  feed (&p, &s, CAP);
+  s = sample (0, 20, 1);
+  feed (&p, &s, CAP);
+  g_assert_true (vsm_pace_settle (&p, &s));
+
+  /* no cap (Linux < 6.2): never paced, but a stop settles whatever is at risk */
+  p = (VsmPace){ 0 };
+  s = sample (5, 10, 300);
+  g_assert_false (feed (&p, &s, 0));
+  s = sample (60, 80, 300);
+  g_assert_false (feed (&p, &s, 0));
+  g_assert_false (vsm_pace_settle (&p, &s));
+  s = sample (60, 80, 300);
+  g_assert_false (feed (&p, &s, 0));
+  g_assert_true (vsm_pace_settle (&p, &s));
+
   /* no per-device figures: never */
   p = (VsmPace){ 0 };
   for (guint i = 0; i < 3; i++)
@@ -341,6 +362,36 @@ test_commit (void)
   g_assert_false (vsm_pace_commit_due (&p, p.last_usec, second));
 }
 
+/* Safe: nothing dirty, no inode waiting, nothing newly dirtied for half a
+ * second; never without per-device figures */
+static void
+test_safe (void)
+{
+  VsmPace p = { 0 };
+  VsmDirtyInfo s = sample (0, 10, 0);
+
+  g_assert_true (vsm_pace_safe (&p, &s)); /* nothing seen yet, nothing dirty */
+  feed (&p, &s, CAP);
+  g_assert_true (vsm_pace_safe (&p, &s));
+  s = sample (20, 30, 40); /* a copy */
+  feed (&p, &s, CAP);
+  g_assert_false (vsm_pace_safe (&p, &s));
+  s = sample (0, 40, 0); /* written out as it is dirtied: still writing */
+  feed_after (&p, &s, CAP, G_USEC_PER_SEC / 4);
+  g_assert_false (vsm_pace_safe (&p, &s));
+  s = sample (0, 40, 2); /* stopped; two directory entries wait */
+  feed_after (&p, &s, CAP, G_USEC_PER_SEC);
+  g_assert_false (vsm_pace_safe (&p, &s));
+  s = sample (0, 40, 0);
+  feed_after (&p, &s, CAP, G_USEC_PER_SEC / 4);
+  g_assert_true (vsm_pace_safe (&p, &s));
+  s.writeback_bytes = 4096;
+  g_assert_false (vsm_pace_safe (&p, &s));
+  s = sample (0, 40, 0);
+  s.per_device = FALSE;
+  g_assert_false (vsm_pace_safe (&p, &s));
+}
+
 /* the commit period: half the cap's seconds, within its bounds */
 static void
 test_commit_period (void)
@@ -367,6 +418,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pace/busy-unknown", test_busy_unknown);
   g_test_add_func ("/pace/settle", test_settle);
   g_test_add_func ("/pace/commit-period", test_commit_period);
+  g_test_add_func ("/pace/safe", test_safe);
   g_test_add_func ("/pace/stall-is-not-a-stop", test_stall_is_not_a_stop);
   g_test_add_func ("/pace/commit", test_commit);
   return g_test_run ();
