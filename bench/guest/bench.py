@@ -348,6 +348,54 @@ class Pacer(threading.Thread):
         self.join()
 
 
+class SafeMonitor:
+    """vfat-smartd's Safe property as it changes, from `busctl monitor` on the system bus
+    (one process for the whole guest, matching only the daemon's PropertiesChanged of a
+    drive): what the agent's "safe to unplug" follows."""
+    MATCH = ("type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
+             "arg0='org.vfatsmart.VfatSmart1.Device'")
+
+    def __init__(self, path="/tmp/safe-monitor.jsonl"):
+        self.path = path
+        self.out = open(path, "w")
+        self.proc = subprocess.Popen(["busctl", "monitor", "--json=short", "--match", self.MATCH],
+                                     stdout=self.out, stderr=subprocess.DEVNULL)
+
+    def changes(self, rt0, rt1):
+        """[(seconds since rt0, Safe)] of the changes between the wall-clock times rt0 and rt1"""
+        self.out.flush()
+        out = []
+        with open(self.path) as f:
+            for line in f:
+                try:
+                    m = json.loads(line)
+                    props = m["payload"]["data"][1]
+                    ts = m["timestamp-realtime"] / 1e6
+                except (ValueError, KeyError, IndexError, TypeError):
+                    continue
+                if "Safe" in props and rt0 <= ts <= rt1:
+                    out.append((round(ts - rt0, 3), bool(props["Safe"]["data"])))
+        return out
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+        self.out.close()
+
+
+def notice_of(changes, copy_s):
+    """When the agent would have said "safe to unplug": the first change of Safe to true
+    after it went false in this run (a copy makes it false at the daemon's next sample),
+    None when it never did. And whether it came before cp returned (never wanted)."""
+    was_false = False
+    for t, safe in changes:
+        if not safe:
+            was_false = True
+        elif was_false:
+            return t, t < copy_s
+    return None, False
+
+
 class Bench:
     def __init__(self, g):
         self.g = g
@@ -356,6 +404,8 @@ class Bench:
         self.results = open(os.path.join(os.environ.get("LAB_OUT", "/run/lab/out"), "results.jsonl"), "a")
         self.ignore = None
         self.admin = {}  # the admin's keys this run set (set_admin_key())
+        # groups with "after_return_s": the daemon's Safe as it changes (SafeMonitor)
+        self.safe_monitor = SafeMonitor() if g.get("after_return_s") else None
         os.makedirs(ROOT_MP, exist_ok=True)
         self.frag = None
 
@@ -505,6 +555,7 @@ class Bench:
         series.start()
         cpu0 = cpu_ticks()
         t0 = time.monotonic()
+        rt0 = time.time()
         cp = subprocess.Popen(["runuser", "-u", "labuser", "--", "cp", "-r", src, dst])
         # runuser forks cp: find the child whose comm is cp
         for _ in range(200):
@@ -541,9 +592,14 @@ class Bench:
                                     knobs, vm, tracer, series, pacer, cp, at_return, data_start)
         if rc != 0:
             raise SystemExit("bench: cp failed (%s)" % rc)
+        if g.get("after_return_s"):
+            # a person who waits for "safe to unplug" and does not eject: the drive left
+            # alone for a while after cp returned, every setup, then unmounted as always
+            time.sleep(g["after_return_s"])
         if pacer:
             pacer.stop()
         series.stop()
+        safe_changes = self.safe_monitor.changes(rt0, time.time()) if self.safe_monitor else None
         self.unmount(mp, how)
         t2 = time.monotonic()
         events, lost = tracer.stop()
@@ -560,6 +616,13 @@ class Bench:
             # for the pull replay: the run's clock against the stick's (the start marker
             # was read t0_after_mark_s before cp began) and the series' clock against t0
             "t0_after_mark_s": round(t0 - t_mark, 4), "series_t0_s": round(series.t0 - t0, 4),
+            "after_return_s": g.get("after_return_s", 0),
+        })
+        if safe_changes is not None:
+            notice, early = notice_of(safe_changes, t1 - t0)
+            # Safe as vfat-smartd published it (a drive it does not manage: none)
+            res.update({"safe_changes": safe_changes, "notice_s": notice, "notice_before_return": early})
+        res.update({
             "mb_per_s_safe": round(workload["bytes"] / 1e6 / (t2 - t0), 2),
             "peak_dirty_bytes": series.peak_dirty, "peak_at_risk_bytes": series.peak_risk,
             "at_risk_at_return_bytes": at_return,

@@ -15,6 +15,10 @@ written). Each timed run (not the warm-up) is pulled, offline, at:
                 moments for every setup
   "return"      when cp returned (the file manager's "done")
   "return+0.5s", "return+1s", "return+2s"
+  "notice", "notice-0.5s"
+                when vfat-smartd's Safe turned true after the copy (the agent's "safe to
+                unplug"; groups with "after_return_s", where the drive is left alone
+                after cp returned), and half a second before it
 Per pull (one JSON line in GROUP_DIR/pulls.jsonl):
   files_total, files_intact   a file is intact when its directory entry is on the drive
                               with the source's size and every byte of it, through the
@@ -478,6 +482,9 @@ def plan(runs, fractions, reference):
         for r in rs:
             pts = [("t", round(f * d, 3)) for f in fractions]
             pts += [(name, round(r["copy_s"] + dt, 3)) for name, dt in POINTS_AFTER]
+            if r.get("notice_s") is not None:
+                # "safe to unplug": whole at the notice, and not yet 0.5 s before it
+                pts += [("notice", r["notice_s"]), ("notice-0.5s", round(r["notice_s"] - 0.5, 3))]
             for name, t in pts:
                 out.append((r, name, t, ref, d))
     return out

@@ -80,16 +80,18 @@ def load_raw(raw):
     return out
 
 
-def superseded(matrix, groups):
+def superseded(matrix, groups, key="supersedes"):
     """{(group, workload): newer group} from the matrix's "supersedes" members
     ([{"group": G, "workloads": [W, ...]}]): a rerun of G's W on a newer product or bench
-    takes its place in the goals. Only reruns that have results count."""
+    takes its place in the goals. Only reruns that have results count. With key
+    "supersedes_pulls": a newer group's pulls take the place of G's W's in the pull
+    verdicts and README (G's speed stays in the goals)."""
     have = {g for g, _, runs in groups if runs}
     out = {}
     for g in (matrix or {}).get("groups", []):
         if g["name"] not in have:
             continue
-        for old in g.get("supersedes", []):
+        for old in g.get(key, []):
             for w in old["workloads"]:
                 out[(old["group"], w)] = g["name"]
     # a chain (A by B, B by C): A's newest rerun (a cycle stops where it closes)
@@ -104,7 +106,7 @@ def superseded(matrix, groups):
 
 # per pull in summary.json's cells (bench/lib/pull_replay.py says what each means)
 PULL_KEYS = ("setup", "rep", "t_s", "point", "files_total", "files_intact", "bytes_written", "bytes_intact",
-             "progress_lost_s", "progress_lost_files_s", "fsck", "reference", "reference_safe_s")
+             "progress_lost_s", "progress_lost_files_s", "fsck", "reference", "reference_safe_s", "copy_s")
 # seconds: the pull replay reads cp's progress from samples every 0.1-0.2 s, so two
 # setups' losses closer than this are not told apart
 PULL_TOLERANCE_S = 0.25
@@ -121,6 +123,7 @@ def build_summary(groups, command, generated=None, matrix=None, targets=None):
     MATRIX (bench/matrix.json) for the "supersedes" of its groups; TARGETS (the
     published numbers of bench/calibration.json) for the calibration."""
     sup = superseded(matrix, groups)
+    sup_pulls = superseded(matrix, groups, "supersedes_pulls")
     cells = {}
     order = []
     for gname, meta, runs in groups:
@@ -140,10 +143,12 @@ def build_summary(groups, command, generated=None, matrix=None, targets=None):
                     "at_risk_at_return_bytes": [], "mb_per_s_safe": [], "jumps": [], "busy_s": [],
                     "umount_s": [], "umount_busy_s": [], "big_share": [], "cp_cpu_share": [], "yank": [], "device_bandwidth_bytes_s": r["bw"],
                     "mount_options": r.get("mount_options"), "knobs": r.get("knobs"),
-                    "pacer": r.get("pacer_config"),
+                    "pacer": r.get("pacer_config"), "after_return_s": r.get("after_return_s", 0),
                 }
                 if (r["group"], r["workload"]) in sup:
                     cells[k]["superseded_by"] = sup[(r["group"], r["workload"])]
+                if (r["group"], r["workload"]) in sup_pulls:
+                    cells[k]["pulls_superseded_by"] = sup_pulls[(r["group"], r["workload"])]
             c = cells[k]
             # bookkeeping, where the raw data has it: what was measured
             for key, val in (("commit", r.get("commit") or meta.get("commit")),
@@ -1068,11 +1073,13 @@ def readme_lines(summary):
 
 # ------------------------------------------------------------------------ pulls
 def pull_cells(summary):
-    """{(group, workload): {setup: cell}} of the cells that have replayed pulls."""
+    """{(group, workload): {setup: cell}} of the cells that have replayed pulls, by the
+    setup's name in the matrix (an experiment's variant of vfat-smart has its own), less
+    those whose pulls a newer group's replace ("supersedes_pulls" in the matrix)."""
     out = {}
     for c in summary["cells"] + summary.get("experiments", []):
-        if c.get("pulls"):
-            out.setdefault((c["group"], c["workload"]), {})[c["setup"]] = c
+        if c.get("pulls") and not c.get("pulls_superseded_by"):
+            out.setdefault((c["group"], c["workload"]), {})[c.get("config") or c["setup"]] = c
     return out
 
 
@@ -1103,8 +1110,11 @@ def pull_verdicts(summary):
             if s == "vfat-smart":
                 ok = worst <= RETURN_GAP_S and worst_f <= RETURN_GAP_S
                 out.append(("met" if ok else "MISSED", text))
-            else:
-                out.append(("reference", text))
+            else:   # udisks' default, no flush; an experiment's variant of vfat-smart
+                out.append(("variant" if s.startswith("vfat-smart") else "reference", text))
+        nv = notice_verdict(setups.get("vfat-smart"), where)
+        if nv:
+            out.append(nv)
         v, u = setups.get("vfat-smart"), setups.get(BASELINE)
         if v and u:
             worse, behind = [], []
@@ -1142,6 +1152,31 @@ def pull_verdicts(summary):
     return out
 
 
+def notice_verdict(c, where):
+    """(status, text) of "safe to unplug" in a group that left the drive alone after cp
+    returned ("after_return_s"): the moment vfat-smartd's Safe turned true must find the
+    copy whole (never early), and a pull 0.5 s before it must not (at most 0.5 s late).
+    None where nothing was measured."""
+    if not c or not c.get("after_return_s"):
+        return None
+    at = [p for p in c["pulls"] if p["point"] == "notice"]
+    before = [p for p in c["pulls"] if p["point"] == "notice-0.5s"]
+
+    def whole(p):
+        return p["files_intact"] == p["files_total"] and p["progress_lost_s"] == 0
+    late = sum(1 for p in before if whole(p))
+    early = sum(1 for p in at if not whole(p))
+    missing = c["reps"] - len(at)
+    ok = at and not early and not late and not missing
+    return ("met" if ok else "MISSED",
+            "\"safe to unplug\", %s: vfat-smartd's Safe turned true in %d of %d runs within %.0f s of cp's "
+            "return, %s after it (median); a pull at that moment found the copy whole in %d of them (goal: all), "
+            "a pull 0.5 s before it in %d (goal: none, the notice at most 0.5 s late)"
+            % (where, len(at), c["reps"], c["after_return_s"],
+               "%.2f s" % med([p["t_s"] - p["copy_s"] for p in at]) if at else "-",
+               len(at) - early, late))
+
+
 def pulls_section(summary):
     """RESULTS.md's first section: what a pull loses, the verdicts first (bad news
     first), then a table per group and workload."""
@@ -1160,7 +1195,7 @@ def pulls_section(summary):
              "the drive. Cp's progress is sampled every 0.1-0.2 s in the guest: losses closer than %.2f s are "
              "not told apart." % PULL_TOLERANCE_S)
     L.append("")
-    rank = {"MISSED": 0, "met": 1, "reference": 2}
+    rank = {"MISSED": 0, "met": 1, "reference": 2, "variant": 3}
     for st, text in sorted(pull_verdicts(summary), key=lambda x: rank[x[0]]):
         L.append("- **%s**: %s" % (st, text))
     L.append("")

@@ -68,7 +68,7 @@ class PullReplay(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
-    def make(self, stale_c=True):
+    def make(self, stale_c=True, **run_extra):
         src = os.path.join(self.tmp, "src")
         os.makedirs(src)
         sizes = {"a.bin": 64 * KIB, "b.bin": 100 * KIB, "c.bin": 40 * KIB}
@@ -113,7 +113,7 @@ class PullReplay(unittest.TestCase):
         early = [record(9.0 if stale_c else 13.0, o, d) for o, d in blocks if o in c_offs]
         recs += [record(13.0, o, d) for o, d in blocks if o not in c_offs]
         with open(os.path.join(self.g, "journal", "HOTPLUG1.journal"), "wb") as f:
-            for r in early + sorted(recs, key=lambda r: struct.unpack_from("<d", r, 8)[0]):
+            for r in sorted(early + recs, key=lambda r: struct.unpack_from("<d", r, 8)[0]):
                 f.write(r)
         with open(os.path.join(self.g, "stick", "HOTPLUG1.log"), "w") as f:
             f.write("# nbd-stick\nM 0 10.0 0 0 0 0\nM 1 15.0 0 0 0 0\n")
@@ -129,6 +129,7 @@ class PullReplay(unittest.TestCase):
         run = {"run": 0, "rep": 1, "warmup": False, "setup": "udisks-default", "workload": "wl",
                "workload_bytes": total, "copy_s": 3.0, "safe_s": 4.0, "t0_after_mark_s": 0.5,
                "series_t0_s": -0.1, "series": series, "profile": "test", "kernel": "k", "commit": "c"}
+        run.update(run_extra)
         with open(os.path.join(self.g, "results.jsonl"), "w") as f:
             f.write(json.dumps(dict(run, run=99, warmup=True)) + "\n" + json.dumps(run) + "\n")
 
@@ -200,6 +201,20 @@ class PullReplay(unittest.TestCase):
             if p["point"] != "t":
                 self.assertEqual((p["files_intact"], p["progress_lost_s"], p["progress_lost_files_s"]),
                                  (3, 0.0, 0.0), p["point"])
+
+    def test_notice(self):
+        """A run with vfat-smartd's "safe to unplug" moment is also pulled at it and 0.5 s
+        before it; the setup is the config's label (a variant is not vfat-smart)"""
+        self.make(stale_c=False, setup="vfat-smart", config="vfat-smart-mds1", notice_s=2.8)
+        pulls = self.replay()
+        by = {p["point"]: p for p in pulls if p["point"] != "t"}
+        self.assertEqual(by["notice"]["t_s"], 2.8)
+        self.assertEqual(by["notice-0.5s"]["t_s"], 2.3)
+        self.assertEqual(by["notice"]["files_intact"], 3)
+        self.assertEqual(by["notice-0.5s"]["files_intact"], 2)
+        self.assertEqual({p["setup"] for p in pulls}, {"vfat-smart-mds1"})
+        # the only setup is the reference
+        self.assertEqual({p["reference"] for p in pulls}, {"vfat-smart-mds1"})
 
     def test_fsck_classes(self):
         # lines fsck.fat 4.2 printed for pulls in the lab

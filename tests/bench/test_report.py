@@ -149,6 +149,52 @@ class ReportTest(unittest.TestCase):
         self.assertNotIn("no-flush", text)                 # the references stay in RESULTS.md
         self.assertTrue(text.endswith("%s\nrest\n" % report.README_END))
 
+    def test_notice_variants_and_superseded_pulls(self):
+        """A group that left the drive alone after cp returned: the "safe to unplug" verdict
+        (whole at the notice, not yet 0.5 s before it); an experiment's variant of
+        vfat-smart has its own name and no goal; an older group's pulls that a newer
+        group's replace ("supersedes_pulls") leave the verdicts."""
+        def pull(i, s, point, t, whole, copy=10):
+            return {"run": i, "rep": 1, "setup": s, "point": point, "t_s": t, "files_total": 10,
+                    "files_intact": 10 if whole else 7, "bytes_written": 100, "bytes_intact": 100 if whole else 70,
+                    "progress_lost_s": 0 if whole else 1.5, "progress_lost_files_s": 0 if whole else 1.5,
+                    "fsck": "clean", "reference": "udisks-default", "reference_safe_s": 50, "copy_s": copy}
+        runs = [run("x-n", "udisks-default", 50, copy=49, run=0, after_return_s=4),
+                run("x-n", "vfat-smart", 16, copy=10, run=1, rep=1, after_return_s=4, notice_s=11.2),
+                run("x-n", "vfat-smart", 16, copy=10, run=2, rep=2, after_return_s=4, notice_s=12.5),
+                run("x-n", "vfat-smart", 16, copy=10, run=3, rep=1, after_return_s=4, config="vfat-smart-mds1")]
+        pulls = [pull(0, "udisks-default", "return", 49, True, copy=49),
+                 pull(1, "vfat-smart", "return", 10, False), pull(1, "vfat-smart", "notice", 11.2, True),
+                 pull(1, "vfat-smart", "notice-0.5s", 10.7, False),
+                 # the second run's notice came late: whole 0.5 s before it
+                 pull(2, "vfat-smart", "return", 10, False), pull(2, "vfat-smart", "notice", 12.5, True),
+                 pull(2, "vfat-smart", "notice-0.5s", 12.0, True),
+                 pull(3, "vfat-smart-mds1", "return", 10, True)]
+        g = write_group(self.raw, "x-n", runs)
+        with open(os.path.join(g, "pulls.jsonl"), "w") as f:
+            f.write("".join(json.dumps(p) + "\n" for p in pulls))
+        old = write_group(self.raw, "old", [run("old", "vfat-smart", 16, copy=10, run=0)])
+        with open(os.path.join(old, "pulls.jsonl"), "w") as f:
+            f.write(json.dumps(pull(0, "vfat-smart", "return", 10, False)) + "\n")
+        with open(os.path.join(self.tmp.name, "matrix.json"), "w") as f:
+            json.dump({"groups": [{"name": "x-n", "supersedes_pulls": [{"group": "old", "workloads": ["big1g"]}]},
+                                  {"name": "old"}]}, f)
+        summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
+        verdicts = report.pull_verdicts(summary)
+        texts = [t for _, t in verdicts]
+        self.assertFalse([t for t in texts if "(old)" in t], texts)
+        notice = [(st, t) for st, t in verdicts if t.startswith('"safe to unplug"')]
+        self.assertEqual(len(notice), 1, texts)
+        self.assertEqual(notice[0][0], "MISSED")
+        self.assertIn("Safe turned true in 2 of 2 runs within 4 s of cp's return, 1.85 s after it (median); a "
+                      "pull at that moment found the copy whole in 2 of them (goal: all), a pull 0.5 s before it "
+                      "in 1 (goal: none", notice[0][1])
+        variant = [(st, t) for st, t in verdicts if "vfat-smart-mds1" in t]
+        self.assertEqual([st for st, _ in variant], ["variant"])
+        self.assertTrue(variant[0][1].startswith("return gap, vfat-smart-mds1, "))
+        old_cell = next(c for c in summary["cells"] + summary["experiments"] if c["group"] == "old")
+        self.assertEqual(old_cell["pulls_superseded_by"], "x-n")
+
     def test_first_plug(self):
         """vfat-smart's first run in the guest (nothing learned) beside its later runs."""
         write_group(self.raw, "fp", [run("fp", "vfat-smart", 10, run=0, peak_at_risk_bytes=38 * MIB),
