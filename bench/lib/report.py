@@ -1033,7 +1033,9 @@ def readme_lines(summary):
     rows = []
     for (g, w), setups in pull_cells(summary).items():
         v, u = setups.get("vfat-smart"), setups.get(BASELINE)
-        if not v or not u or v["reps"] < 3:
+        # a group that ran variants of vfat-smart is an experiment on its settings: RESULTS.md
+        # shows it; README shows the product as installed
+        if not v or not u or v["reps"] < 3 or any(s.startswith("vfat-smart-") for s in setups):
             continue
 
         def at_return(c):
@@ -1177,6 +1179,35 @@ def notice_verdict(c, where):
                len(at) - early, late))
 
 
+def variant_rows(summary):
+    """For groups that pulled variants of vfat-smart beside it (an experiment on the
+    cap, "vfat-smart-mds1"): per workload and setup, the loss at cp's return against the
+    time to safe and the drive's busy time, each over no flush's in the same group. The
+    trade the return gap's verdicts rest on, from the same runs."""
+    L = []
+    for (g, w), setups in pull_cells(summary).items():
+        if not any(s.startswith("vfat-smart-") for s in setups):
+            continue
+        nf = setups.get("no-flush")
+        for s in sorted(setups, key=lambda s: (s not in SETUPS, SETUPS.index(s) if s in SETUPS else 0, s)):
+            c = setups[s]
+            ret = [p for p in c["pulls"] if p["point"] == "return"]
+
+            def ratio(key):
+                a, b = med(c[key]), med(nf[key]) if nf else None
+                return "%.2fx" % (a / b) if a and b else "-"
+            L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                g, w, s, fmt_range([p["progress_lost_s"] for p in ret], digits=2),
+                fmt_range(c["safe_s"]), ratio("safe_s"), ratio("busy_s")))
+    if not L:
+        return []
+    return (["The loss at cp's return against the time it costs, where a group ran variants of vfat-smart "
+             "(an admin's max-dirty-seconds) beside it: medians (min-max) over the reps; ratios of medians "
+             "against no flush in the same group (busy: the drive's busy time).", "",
+             "| group | workload | setup | pull at return: s of the copy lost | safe s | vs no flush | "
+             "busy vs no flush |", "| --- | --- | --- | --- | --- | --- | --- |"] + L + [""])
+
+
 def pulls_section(summary):
     """RESULTS.md's first section: what a pull loses, the verdicts first (bad news
     first), then a table per group and workload."""
@@ -1199,6 +1230,7 @@ def pulls_section(summary):
     for st, text in sorted(pull_verdicts(summary), key=lambda x: rank[x[0]]):
         L.append("- **%s**: %s" % (st, text))
     L.append("")
+    L += variant_rows(summary)
     for (g, w), setups in pc.items():
         names = [s for s in SETUPS if s in setups] + sorted(s for s in setups if s not in SETUPS)
         c0 = setups[names[0]]

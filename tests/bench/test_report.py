@@ -194,6 +194,11 @@ class ReportTest(unittest.TestCase):
         self.assertTrue(variant[0][1].startswith("return gap, vfat-smart-mds1, "))
         old_cell = next(c for c in summary["cells"] + summary["experiments"] if c["group"] == "old")
         self.assertEqual(old_cell["pulls_superseded_by"], "x-n")
+        # the variants' trade, from the same runs (no no-flush in this group: no ratio)
+        with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
+            md = f.read()
+        self.assertIn("| x-n | big1g | vfat-smart | 1.50 (1.50-1.50) | 16.0 (16.0-16.0) | - | - |", md)
+        self.assertIn("| x-n | big1g | vfat-smart-mds1 | 0.00 | 16.0 | - | - |", md)
 
     def test_first_plug(self):
         """vfat-smart's first run in the guest (nothing learned) beside its later runs."""
