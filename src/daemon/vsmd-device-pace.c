@@ -61,8 +61,9 @@ start_pacing (VsmdDevice *d, const char *mount_point, VsmdPacerJob job)
 /* one big writer at the cap: keep the file system syncing; stop as soon
  * as that ends (vsm-pace.h). Any other writer: its metadata committed
  * every half of the cap's seconds while it writes (vsm_pace_commit_due())
- * and one sync once it stopped (vsm_pace_settle()). Only a disk with one mount: the figures
- * are the disk's, and the writer could be on another of its file systems. */
+ * and one sync once it stopped (vsm_pace_settle()). Only a disk with one
+ * mount: the figures are the disk's, and the writer could be on another of
+ * its file systems. Then Safe, from the same sample. */
 void
 vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st,
                            gint64 at_usec)
