@@ -93,7 +93,15 @@ vsm_pace_safe (const VsmPace *pace, const VsmDirtyInfo *di)
   return di->valid && di->per_device && di->has_inodes && !pace->writing &&
          (pace->last_writing_usec == 0 ||
           pace->last_usec - pace->last_writing_usec >= VSM_PACE_SETTLE_USEC) &&
-         di->dirty_bytes + di->writeback_bytes == 0 && di->dirty_inodes == 0;
+         di->dirty_bytes + di->writeback_bytes == 0 &&
+         (di->dirty_inodes == 0 || pace->synced_usec > pace->last_writing_usec);
+}
+
+void
+vsm_pace_synced (VsmPace *pace, gint64 started_usec)
+{
+  g_return_if_fail (pace != NULL);
+  pace->synced_usec = MAX (pace->synced_usec, started_usec);
 }
 
 gint64

@@ -85,6 +85,10 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
           d->pace = (VsmPace){ 0 };
           want = FALSE;
         }
+      /* what was written before its last sync began is on the drive, the
+       * directory entries too (Safe) */
+      if (!d->pace_off)
+        vsm_pace_synced (&d->pace, vsmd_pacer_get_synced_from (d->pacer));
       vsmd_device_stop_pacing (d);
     }
   /* not held off by an apply in flight: the first copy to a new drive is

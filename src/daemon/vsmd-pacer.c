@@ -59,6 +59,10 @@ struct _VsmdPacer
   gint alive;  /* atomic: the worker has not ended */
   gint failed; /* atomic: it ended on an error */
   guint rounds;
+  /* when its last whole sync of the file system that completed began (not
+   * a commit's fsync); the worker writes it before alive goes 0, the owner
+   * reads it after */
+  gint64 synced_from;
 };
 
 static void
@@ -192,6 +196,8 @@ pacer_thread (gpointer data)
           g_atomic_int_set (&p->failed, 1);
           break;
         }
+      if (p->job != VSMD_PACER_COMMIT)
+        p->synced_from = t0;
       g_atomic_int_inc ((gint *)&p->rounds);
       if (p->job != VSMD_PACER_PACE)
         break;
@@ -278,6 +284,12 @@ const char *
 vsmd_pace_method_name (VsmdPaceMethod method)
 {
   return method == VSMD_PACE_BLKFLSBUF ? "BLKFLSBUF" : "syncfs";
+}
+
+gint64
+vsmd_pacer_get_synced_from (VsmdPacer *p)
+{
+  return vsmd_pacer_is_running (p) ? 0 : p->synced_from;
 }
 
 gboolean

@@ -39,6 +39,9 @@ VsmdPacerJob vsmd_pacer_get_job (VsmdPacer *pacer);
 gboolean vsmd_pacer_is_running (VsmdPacer *pacer);
 /* TRUE when it ended on an error (the mount went, a round failed) */
 gboolean vsmd_pacer_failed (VsmdPacer *pacer);
+/* Once it ended: when its last completed round that synced the whole file
+ * system (PACE, ONCE) began, monotonic; 0 for none, or while it runs */
+gint64 vsmd_pacer_get_synced_from (VsmdPacer *pacer);
 /* rounds that returned so far */
 guint vsmd_pacer_get_rounds (VsmdPacer *pacer);
 /* BLKFLSBUF until it failed once (e.g. no CAP_SYS_ADMIN), then syncfs */

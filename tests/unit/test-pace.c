@@ -385,6 +385,19 @@ test_safe (void)
   s = sample (0, 40, 0);
   feed_after (&p, &s, CAP, G_USEC_PER_SEC / 4);
   g_assert_true (vsm_pace_safe (&p, &s));
+  /* a sync that began after the last write completed: the inodes the kernel
+   * still lists (the block device's, cleaned by the sync) do not count; a
+   * sync that began before it does not stand for it */
+  s = sample (0, 50, 2);
+  feed_after (&p, &s, CAP, G_USEC_PER_SEC / 4);
+  s = sample (0, 50, 2);
+  feed_after (&p, &s, CAP, G_USEC_PER_SEC);
+  vsm_pace_synced (&p, p.last_writing_usec - 1);
+  g_assert_false (vsm_pace_safe (&p, &s));
+  vsm_pace_synced (&p, p.last_writing_usec + G_USEC_PER_SEC / 4);
+  g_assert_true (vsm_pace_safe (&p, &s));
+  s.dirty_bytes = 4096; /* but nothing dirty since */
+  g_assert_false (vsm_pace_safe (&p, &s));
   s.writeback_bytes = 4096;
   g_assert_false (vsm_pace_safe (&p, &s));
   s = sample (0, 40, 0);

@@ -883,6 +883,8 @@ typedef struct
   VsmDiskStat last_stat;
   gint64 last_usec;
   gint64 last_commit_usec; /* 0: none yet */
+  gint64 synced_usec;      /* when the last whole sync of the file system that
+                            * completed began (vsm_pace_synced()); 0: none */
   guint64 cap;             /* the cap at the last sample */
 } VsmPace;
 
@@ -908,12 +910,20 @@ gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat
 gboolean vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di);
 
 /* After vsm_pace_feed(): TRUE when everything written to the drive is on
- * it: nothing dirty or under writeback, no inode waiting to be written
- * (a FAT file's directory entry; the block device's own, holding both FATs
- * and the directories), and nothing newly dirtied for VSM_PACE_SETTLE_USEC
- * (a copy between two files is not done). FALSE without per-device figures:
- * then nothing tells. */
+ * it: nothing dirty or under writeback, nothing newly dirtied for
+ * VSM_PACE_SETTLE_USEC (a copy between two files is not done), and no inode
+ * waiting to be written (a FAT file's directory entry) or else a whole sync
+ * of the file system began after the last write and completed. The kernel
+ * keeps an inode on the writeback lists after a sync cleaned it (the block
+ * device's, whose pages hold both FATs and the directories, until the
+ * flusher looks again, up to dirty_expire_centisecs later): the count alone
+ * would say "not safe" for half a minute. FALSE without per-device
+ * figures: then nothing tells. */
 gboolean vsm_pace_safe (const VsmPace *pace, const VsmDirtyInfo *di);
+
+/* A whole sync of the file system (the settle's, a pacing round's) that
+ * began at started_usec completed without error. */
+void vsm_pace_synced (VsmPace *pace, gint64 started_usec);
 
 /* After vsm_pace_feed(): TRUE when the metadata a writer left should be
  * committed now (one fsync of the file system's block device): new data
