@@ -87,14 +87,19 @@ vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di)
 }
 
 gboolean
-vsm_pace_safe (const VsmPace *pace, const VsmDirtyInfo *di)
+vsm_pace_safe (const VsmPace *pace, const VsmDirtyInfo *di, guint64 writes_in_flight)
 {
+  gboolean clean, synced;
+
   g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
-  return di->valid && di->per_device && di->has_inodes && !pace->writing &&
-         (pace->last_writing_usec == 0 ||
-          pace->last_usec - pace->last_writing_usec >= VSM_PACE_SETTLE_USEC) &&
-         di->dirty_bytes + di->writeback_bytes == 0 &&
-         (di->dirty_inodes == 0 || pace->synced_usec > pace->last_writing_usec);
+  if (!di->valid || !di->per_device || !di->has_inodes || pace->writing || writes_in_flight > 0 ||
+      (pace->last_writing_usec != 0 &&
+       pace->last_usec - pace->last_writing_usec < VSM_PACE_SETTLE_USEC))
+    return FALSE;
+  clean = di->dirty_bytes + di->writeback_bytes == 0 && di->dirty_inodes == 0;
+  synced = pace->synced_usec > pace->last_writing_usec && di->dirty_bytes <= di->error_bytes &&
+           di->writeback_bytes <= di->error_bytes;
+  return clean || synced;
 }
 
 void

@@ -247,8 +247,9 @@ vsm_dirty_info_read (const char *bdi, VsmDirtyInfo *out)
   text = vsm_read_attr (path, NULL);
   if (text != NULL && vsm_bdi_stats_parse (text, out))
     {
-      vsm_dirty_info_discount_residual (
-        out, vsm_wb_stat_error_bytes (possible_cpus (), (guint64)sysconf (_SC_PAGESIZE)));
+      out->error_bytes =
+        vsm_wb_stat_error_bytes (possible_cpus (), (guint64)sysconf (_SC_PAGESIZE));
+      vsm_dirty_info_discount_residual (out, out->error_bytes);
       return;
     }
   g_clear_pointer (&text, g_free);

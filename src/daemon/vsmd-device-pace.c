@@ -113,5 +113,7 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
                                                         vsm_learn_get_cap_bandwidth (d->learn))))
     start_pacing (d, mp[0], VSMD_PACER_COMMIT);
   /* within a tick of the moment: a sync that still runs is not done */
-  vsm_dbus_device_set_safe (d->skeleton, d->pacer == NULL && vsm_pace_safe (&d->pace, di));
+  vsm_dbus_device_set_safe (d->skeleton,
+                            d->pacer == NULL &&
+                              vsm_pace_safe (&d->pace, di, vsm_disk_writes_in_flight (d->bdi)));
 }

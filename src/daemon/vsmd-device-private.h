@@ -17,8 +17,8 @@
 
 G_BEGIN_DECLS
 
-/* sampling: four times a second while the disk writes, data is at risk or
- * a mounted drive is not yet Safe (a copy's stop is seen, its metadata
+/* sampling: four times a second while the disk writes or a mounted drive
+ * is not yet Safe (a copy's stop is seen, its metadata
  * committed and the drive said safe within a fraction of a second:
  * vsm-pace.h), once a second while it is mounted or a job runs,
  * every few seconds while it is idle (only to notice the next write) */

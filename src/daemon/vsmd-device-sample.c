@@ -123,8 +123,7 @@ on_tick (gpointer data)
   vsmd_device_update_pacing (d, &di, have_stat ? &st : NULL, now);
   if (g_get_monotonic_time () - d->last_drift_check > DRIFT_CHECK_USEC)
     check_cap_drift (d);
-  if (wrote || di.dirty_bytes + di.writeback_bytes > 0 || di.dirty_inodes > 0 ||
-      (d->mounted && di.per_device && !vsm_dbus_device_get_safe (d->skeleton)))
+  if (wrote || (d->mounted && di.per_device && !vsm_dbus_device_get_safe (d->skeleton)))
     vsmd_device_start_ticking (d, TICK_WRITING_MS);
   else
     vsmd_device_start_ticking (d,
