@@ -943,15 +943,23 @@ HEADLINE_START = "<!-- bench headline: written by bench/run from bench/summary.j
 HEADLINE_END = "<!-- end of the bench headline -->"
 
 
-def headline_rows(summary):
+def fitted_models(summary):
+    """The drive models fitted to a real drive's published numbers (the calibration's)."""
+    return {c.get("model") for c in summary.get("calibration", [])}
+
+
+def headline_rows(summary, fitted=True):
     """The newest vfat-smart cell of every drive, workload and file system on 6.12 with the
     distribution's page-cache defaults (superseded cells left out; of two, the later
-    group), with its group's references."""
+    group), with its group's references: of the drive models fitted to a real drive
+    (the headline), or with fitted=False of the others."""
     cells = [c for c in summary["cells"] if not is_internal(c) and not c.get("superseded_by")]
+    models = fitted_models(summary)
     newest = {}
     for c in cells:
         # a headline cell has at least 3 repetitions (smokes of one stay in their section)
-        if c["setup"] == "vfat-smart" and c["kernel"] == "6.12" and c["vm"] == "defaults" and c["reps"] >= 3:
+        if c["setup"] == "vfat-smart" and c["kernel"] == "6.12" and c["vm"] == "defaults" and c["reps"] >= 3 \
+                and (c["device"] in models) == fitted:
             newest[(c["device"], c["workload"], c["fs"])] = c     # cells are in run order
 
     def order(k):
@@ -963,13 +971,14 @@ def headline_rows(summary):
             for k in sorted(newest, key=order)]
 
 
-def headline_table(summary):
-    """The headline as markdown lines: RESULTS.md's and docs/benchmark.md's (between markers)."""
+def headline_table(summary, fitted=True):
+    """The headline as markdown lines: RESULTS.md's and docs/benchmark.md's (between markers);
+    with fitted=False the same table of the drive models not fitted to a real drive."""
     L = ["| drive | workload | safe s: vfat-smart | udisks' default | no flush | vs udisks' default "
          "| vs no flush | peak at risk MiB: vfat-smart / udisks' default | worst pull, s of the drive's "
          "bandwidth | a pull when cp returns, s of the copy lost: vfat-smart / udisks' default | group |",
          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for c, ud, nf in headline_rows(summary):
+    for c, ud, nf in headline_rows(summary, fitted):
         w = worst_yank(c)
         pull = "-"
         if w:
@@ -1296,10 +1305,16 @@ def render(summary, plots=None, notes=None, raw_shown="bench/raw/"):
              "returned; the worst pull is the largest loss of vfat-smart's yank runs (half, return, "
              "1 s after), '-' where the group had none; the next column, for groups with replayed pulls, what "
              "a pull when cp returns loses, in seconds of the copy (medians); cells of 3 or more repetitions "
-             "only. docs/benchmark.md shows this table.")
+             "only; drive models fitted to a real drive's published numbers only (%s). docs/benchmark.md shows "
+             "this table." % (", ".join(sorted(m for m in fitted_models(summary) if m)) or "none yet"))
     L.append("")
     L += headline_table(summary)
     L.append("")
+    other = headline_table(summary, fitted=False)
+    if len(other) > 2:
+        L += ["### The drive models not fitted to a real drive", "",
+              "The same table for the lab's other models (guessed parameters, or drives faster than the "
+              "emulated CPU can drive): what they show depends on those guesses.", ""] + other + [""]
     if notes:
         L.append(notes.strip())
         L.append("")
