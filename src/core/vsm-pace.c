@@ -52,8 +52,8 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
       *pace = (VsmPace){ 0 };
       return FALSE;
     }
-  /* without a cap (Linux < 6.2) never paced, but the writer is followed:
-   * its stop settles, and Safe waits for it */
+  /* without a cap (Linux < 6.2, where flush stays) never paced and never
+   * settled, but the writer is followed: Safe waits for it */
   writing = pace->have_last && di->dirtied_bytes > pace->last_dirtied;
   pace->writing = writing;
   if (writing)
@@ -79,8 +79,9 @@ gboolean
 vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di)
 {
   g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
-  if (pace->writing || pace->last_usec - pace->last_writing_usec < VSM_PACE_SETTLE_USEC ||
-      !pace->unsettled || (pace->cap > 0 && di->dirty_bytes + di->writeback_bytes > pace->cap))
+  if (pace->cap == 0 || pace->writing ||
+      pace->last_usec - pace->last_writing_usec < VSM_PACE_SETTLE_USEC || !pace->unsettled ||
+      di->dirty_bytes + di->writeback_bytes > pace->cap)
     return FALSE;
   pace->unsettled = FALSE; /* nothing waits: the flusher already wrote it all */
   return di->dirty_bytes + di->writeback_bytes > 0 || di->dirty_inodes > 0;

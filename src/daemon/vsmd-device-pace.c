@@ -69,9 +69,12 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
                            gint64 at_usec)
 {
   const char *const *mp = vsm_dbus_device_get_mount_points (d->skeleton);
-  gboolean want =
-    vsm_pace_feed (&d->pace, di, st, at_usec, vsm_dbus_device_get_cap_bytes (d->skeleton));
-  gboolean here, settle_here;
+  guint64 cap = vsm_dbus_device_get_cap_bytes (d->skeleton);
+  gboolean here, settle_here, want;
+
+  if (d->applying || (d->pace.have_last && cap != d->pace.cap))
+    d->cap_changed = at_usec;
+  want = vsm_pace_feed (&d->pace, di, st, at_usec, cap);
 
   if (d->pacer && !vsmd_pacer_is_running (d->pacer))
     {
@@ -84,6 +87,15 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
         {
           d->pace = (VsmPace){ 0 };
           want = FALSE;
+          /* pacing asked to stop while cp still wrote (the drive's busy share
+           * fell) leaves what was dirtied during its last round: settle that
+           * once the samples saw the writer quiet for the settle's time, as
+           * if it had just written (the lab saw 4 MiB wait 4 s and more after
+           * cp returned, with nothing left to write it) */
+          d->pace.unsettled =
+            !d->pace_off && di->dirty_bytes + di->writeback_bytes > di->error_bytes;
+          if (d->pace.unsettled)
+            d->pace.last_writing_usec = at_usec;
         }
       /* what was written before its last sync began is on the drive, the
        * directory entries too (Safe) */
@@ -105,7 +117,8 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
     start_pacing (d, mp[0], VSMD_PACER_PACE);
   else if (!want && d->pacer)
     vsmd_pacer_request_stop (d->pacer); /* Pacing stays TRUE until it ended */
-  else if (settle_here && d->pacer == NULL && vsm_pace_settle (&d->pace, di))
+  else if (settle_here && d->pacer == NULL && at_usec - d->cap_changed >= CAP_CHANGE_HOLD_USEC &&
+           vsm_pace_settle (&d->pace, di))
     start_pacing (d, mp[0], VSMD_PACER_ONCE); /* a paced writer's last round was its settle */
   else if (here && d->pacer == NULL &&
            vsm_pace_commit_due (&d->pace, at_usec,

@@ -23,6 +23,11 @@ G_BEGIN_DECLS
  * vsm-pace.h), once a second while it is mounted or a job runs,
  * every few seconds while it is idle (only to notice the next write) */
 #define TICK_WRITING_MS 250
+/* no settle while an apply runs or this long after the cap changed: a
+ * writer held while a lower cap is applied under it is quiet, not done (the
+ * lab's exFAT check: the first copy's cap from 38 to 11 MiB, a settle in the
+ * middle of a 128 MiB copy, and the file was never paced) */
+#define CAP_CHANGE_HOLD_USEC (2 * G_USEC_PER_SEC)
 #define TICK_BUSY_MS 1000
 #define TICK_IDLE_MS 3000
 /* how often the cap in force is compared with the one planned (max_bytes
@@ -73,6 +78,7 @@ struct _VsmdDevice
   gboolean uses_global;     /* the record holds the vm.* knobs */
   guint drift_retries;      /* re-applies for drift that did not hold, this mount */
   VsmPace pace;             /* when to pace (vsm-pace.h) */
+  gint64 cap_changed;       /* when the cap in force last changed (monotonic) */
   VsmdPacer *pacer;         /* the sync worker while pacing, settling, committing */
   guint commits;            /* metadata commits since the last settle or pacing */
   gboolean pace_off;        /* the worker failed on this mount: not again */

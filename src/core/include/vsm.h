@@ -899,7 +899,7 @@ gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat
 
 /* After vsm_pace_feed(): TRUE once when the writer has stopped (nothing
  * newly dirtied for VSM_PACE_SETTLE_USEC, after a sample that saw some,
- * and no more than the cap, if any, is at risk) and data of the drive is still
+ * a cap, and no more than the cap at risk) and data of the drive is still
  * at risk or an inode waits (its directory entry, the FAT blocks): then
  * one sync of the file system commits what
  * it left. Without it, once the data is below the background threshold,
