@@ -1053,16 +1053,27 @@ def readme_lines(summary):
                 med([p["progress_lost_s"] for p in ps]), med([p["files_intact"] for p in ps]),
                 ps[0]["files_total"])) if ps else "-"
         dom = [st for st, t in pull_verdicts({"cells": [v, u]}) if t.startswith("dominance")]
-        rows.append("| %s%s | %s | %s | %s | %s | %s |" % (
+
+        def notice(c):
+            ps = [p for p in c["pulls"] if p["point"] == "notice"]
+            if not c.get("after_return_s"):
+                return "-"
+            whole = sum(1 for p in ps if p["files_intact"] == p["files_total"] and p["progress_lost_s"] == 0)
+            return "%s; whole in %d of %d copies" % (
+                "%.1f s after cp returned" % med([p["t_s"] - p["copy_s"] for p in ps]) if ps else "never",
+                whole, c["reps"])
+        rows.append("| %s%s | %s | %s | %s | %s | %s | %s |" % (
             v.get("profile") or v["device"], ", " + v["fs"] if v.get("fs", "vfat") != "vfat" else "", w,
             v["kernel"], at_return(v), at_return(u),
-            ("yes" if dom[0] == "met" else "no") if dom else "-"))
+            ("yes" if dom[0] == "met" else "no") if dom else "-", notice(v)))
     if rows:
         L += ["| drive model | workload | Linux | a pull when cp returns loses, vfat-smart | udisks' default "
-              "| vfat-smart lost no more than udisks' default at every moment |",
-              "| --- | --- | --- | --- | --- | --- |"] + rows
+              "| vfat-smart lost no more than udisks' default at every moment | \"safe to unplug\" (median) |",
+              "| --- | --- | --- | --- | --- | --- | --- |"] + rows
         L.append("")
-        L.append("A loss is in seconds of the copy's own progress; the goal is at most 1 s. Each pull and "
+        L.append("A loss is in seconds of the copy's own progress; the goal is at most 1 s. \"Safe to "
+                 "unplug\" is when vfat-smartd said so (the agent's notice), measured where the drive was left "
+                 "alone after the copy, and how many copies a pull at that moment found whole. Each pull and "
                  "fsck's verdict is in bench/RESULTS.md.")
         L.append("")
     else:
