@@ -78,10 +78,14 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
 gboolean
 vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di)
 {
+  guint64 at_risk;
+
   g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
-  if (pace->cap == 0 || pace->writing ||
-      pace->last_usec - pace->last_writing_usec < VSM_PACE_SETTLE_USEC || !pace->unsettled ||
-      di->dirty_bytes + di->writeback_bytes > pace->cap)
+  at_risk = di->dirty_bytes + di->writeback_bytes;
+  if (pace->cap == 0 || pace->writing || !pace->unsettled || at_risk > pace->cap ||
+      pace->last_usec - pace->last_writing_usec <
+        ((double)at_risk >= VSM_PACE_MIN_FILL * (double)pace->cap ? VSM_PACE_SETTLE_HELD_USEC
+                                                                  : VSM_PACE_SETTLE_USEC))
     return FALSE;
   pace->unsettled = FALSE; /* nothing waits: the flusher already wrote it all */
   return di->dirty_bytes + di->writeback_bytes > 0 || di->dirty_inodes > 0;

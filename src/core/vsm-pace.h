@@ -62,6 +62,14 @@ G_BEGIN_DECLS
  * copy's cap go from 38 to 26 MiB; on the lab's 8 MB/s stick the data above
  * the new cap drained for 3 s). */
 #define VSM_PACE_SETTLE_USEC (G_USEC_PER_SEC / 2)
+/* ... but this long while at least VSM_PACE_MIN_FILL of the cap is at risk:
+ * strict_limit holds a writer in balance_dirty_pages() while the drive's
+ * dirty data is near the cap, for longer than half a second on a slow stick
+ * (the lab's 8 MB/s stick: settles in the middle of 128 MiB copies, which
+ * were then never paced). Once the writer is done the flusher drains the
+ * data to the drive's background threshold, half the cap, within about a
+ * second, and the shorter wait applies. */
+#define VSM_PACE_SETTLE_HELD_USEC (2 * G_USEC_PER_SEC)
 /* While a writer that is not paced (many small files) writes, the metadata
  * the flusher leaves is committed every half of the cap's seconds
  * (vsm_pace_commit_period(), vsm_pace_commit_due()), within these bounds.

@@ -241,6 +241,21 @@ test_settle (void)
   feed (&p, &s, CAP);
   g_assert_true (vsm_pace_settle (&p, &s)); /* a second with nothing new */
 
+  /* near the cap, half a second with nothing dirtied is a writer held by
+   * strict_limit, not a stop: two seconds then */
+  p = (VsmPace){ 0 };
+  s = sample (30, 10, 300);
+  feed (&p, &s, CAP);
+  s = sample (34, 40, 300);
+  feed (&p, &s, CAP);
+  s = sample (34, 40, 300);
+  feed_after (&p, &s, CAP, G_USEC_PER_SEC / 2);
+  g_assert_false (vsm_pace_settle (&p, &s));
+  feed_after (&p, &s, CAP, G_USEC_PER_SEC);
+  g_assert_false (vsm_pace_settle (&p, &s));
+  feed_after (&p, &s, CAP, G_USEC_PER_SEC / 2);
+  g_assert_true (vsm_pace_settle (&p, &s));
+
   /* the flusher wrote everything before the writer's stop was seen */
   p = (VsmPace){ 0 };
   s = sample (5, 10, 2);
