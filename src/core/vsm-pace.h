@@ -56,7 +56,7 @@ G_BEGIN_DECLS
  * (vsm_pace_settle()), and then no more than the cap at risk. The daemon
  * samples a writing drive four times a second (vsmd-device-private.h), so
  * the sync that commits what a copy left starts about half a second after
- * cp returned. A writer held at the cap stalls when a lower cap is applied
+ * cp returned, or once the flusher drained the data below half the cap. A writer held at the cap stalls when a lower cap is applied
  * under it (the learned cap of a first copy): then more than the new cap is
  * at risk and the stall is not a stop (the lab's daemon check saw a 128 MiB
  * copy's cap go from 38 to 26 MiB; on the lab's 8 MB/s stick the data above
