@@ -18,26 +18,35 @@ big_writer (const VsmDirtyInfo *di, guint64 cap, gboolean writing, gboolean paci
          (double)at_risk >= (pacing ? VSM_PACE_MIN_KEEP : VSM_PACE_MIN_FILL) * (double)cap;
 }
 
-/* the drive's busy share since the last sample; 1 when unknown (the first
- * sample, no stat, counters that went backwards, no time passed) */
+/* the drive's busy share over windows of VSM_PACE_BUSY_WINDOW_USEC (the last
+ * whole window's until the next one is complete: a quarter second between two
+ * writeback rounds of a slow stick is idle, its second is not); 1 when
+ * unknown (the first window, no stat, counters that went backwards) */
 static double
 busy_share (VsmPace *pace, const VsmDiskStat *stat, gint64 at_usec)
 {
-  double share = 1.0;
-
-  if (stat != NULL && pace->have_stat && at_usec > pace->last_usec)
+  pace->last_usec = at_usec;
+  if (stat == NULL)
+    {
+      pace->have_stat = FALSE;
+      return 1.0;
+    }
+  if (pace->have_stat && at_usec > pace->stat_usec)
     {
       VsmIoDelta delta;
 
+      if (at_usec - pace->stat_usec < VSM_PACE_BUSY_WINDOW_USEC * 9 / 10) /* the tick's jitter */
+        return pace->busy;
       vsm_disk_stat_delta (&pace->last_stat, stat, &delta);
-      if (delta.valid)
-        share = (double)delta.busy_ms * 1000.0 / (double)(at_usec - pace->last_usec);
+      pace->busy =
+        delta.valid ? (double)delta.busy_ms * 1000.0 / (double)(at_usec - pace->stat_usec) : 1.0;
     }
-  pace->have_stat = stat != NULL;
-  if (stat != NULL)
-    pace->last_stat = *stat;
-  pace->last_usec = at_usec;
-  return share;
+  else
+    pace->busy = 1.0;
+  pace->have_stat = TRUE;
+  pace->last_stat = *stat;
+  pace->stat_usec = at_usec;
+  return pace->busy;
 }
 
 gboolean

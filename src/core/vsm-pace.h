@@ -52,6 +52,10 @@ G_BEGIN_DECLS
  * (bench/RESULTS.md, h-decent). Paced or not, the cheap stick under cp is
  * busy nearly all the time. */
 #define VSM_PACE_MIN_BUSY 0.8
+/* ... measured over this long: the daemon samples a writing drive four times
+ * a second, and on the lab's 8 MB/s stick a quarter second between two
+ * writeback rounds read idle often enough that pacing never started */
+#define VSM_PACE_BUSY_WINDOW_USEC (G_USEC_PER_SEC)
 /* nothing newly dirtied for this long before the writer counts as stopped
  * (vsm_pace_settle()), and then no more than the cap at risk. The daemon
  * samples a writing drive four times a second (vsmd-device-private.h), so

@@ -173,6 +173,29 @@ test_drive_faster_than_writer (void)
   g_assert_false (p.pacing);
 }
 
+/* quarter-second samples of a slow stick between two writeback rounds: one
+ * quarter reads nearly idle, the second around it 85 % busy: paced */
+static void
+test_busy_over_a_second (void)
+{
+  VsmPace p = { 0 };
+  guint64 busy = 0;
+  gint64 t = 0;
+  gboolean paced = FALSE;
+
+  for (guint i = 0; i < 16 && !paced; i++)
+    {
+      VsmDirtyInfo s = sample (30, 10 * (i + 1), 2);
+      VsmDiskStat st;
+
+      busy += i % 4 == 2 ? 100 : 250;
+      t += G_USEC_PER_SEC / 4;
+      st = disk (busy);
+      paced = vsm_pace_feed (&p, &s, &st, t, CAP);
+    }
+  g_assert_true (paced);
+}
+
 /* without the disk's stat (it could not be read) the drive counts as busy;
  * counters that go backwards (the disk came back) too */
 static void
@@ -460,6 +483,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pace/not-per-device", test_not_per_device);
   g_test_add_func ("/pace/drive-faster-than-writer", test_drive_faster_than_writer);
   g_test_add_func ("/pace/busy-unknown", test_busy_unknown);
+  g_test_add_func ("/pace/busy-over-a-second", test_busy_over_a_second);
   g_test_add_func ("/pace/settle", test_settle);
   g_test_add_func ("/pace/commit-period", test_commit_period);
   g_test_add_func ("/pace/safe", test_safe);

@@ -881,8 +881,10 @@ typedef struct
   gint64 agree_since_usec;  /* 0: the last sample did not call for pacing */
   gboolean pacing;
   gboolean have_stat;
-  VsmDiskStat last_stat;
-  gint64 last_usec;
+  VsmDiskStat last_stat;   /* the disk's stat at stat_usec */
+  gint64 stat_usec;        /* the start of the busy share's window */
+  double busy;             /* the busy share of the last whole window */
+  gint64 last_usec;        /* the last sample */
   gint64 last_commit_usec; /* 0: none yet */
   gint64 synced_usec;      /* when the last whole sync of the file system that
                             * completed began (vsm_pace_synced()); 0: none */
