@@ -1044,7 +1044,7 @@ def readme_lines(summary):
         v, u = setups.get("vfat-smart"), setups.get(BASELINE)
         # a group that ran variants of vfat-smart is an experiment on its settings: RESULTS.md
         # shows it; README shows the product as installed
-        if not v or not u or v["reps"] < 3 or any(s.startswith("vfat-smart-") for s in setups):
+        if not v or not u or v["reps"] < 3 or any(is_variant(s) for s in setups):
             continue
 
         def at_return(c):
@@ -1058,7 +1058,7 @@ def readme_lines(summary):
             ps = [p for p in c["pulls"] if p["point"] == "notice"]
             if not c.get("after_return_s"):
                 return "-"
-            whole = sum(1 for p in ps if p["files_intact"] == p["files_total"] and p["progress_lost_s"] == 0)
+            whole = sum(1 for p in ps if pull_whole(p))
             return "%s; whole in %d of %d copies" % (
                 "%.1f s after cp returned" % med([p["t_s"] - p["copy_s"] for p in ps]) if ps else "never",
                 whole, c["reps"])
@@ -1094,6 +1094,22 @@ def readme_lines(summary):
 
 
 # ------------------------------------------------------------------------ pulls
+def is_variant(setup):
+    """An experiment's variant of vfat-smart ("vfat-smart-mds1"), not the product as
+    installed."""
+    return setup.startswith("vfat-smart-")
+
+
+def setup_order(setups):
+    """The setups' names, the matrix's main ones first in their order, then the others."""
+    return [s for s in SETUPS if s in setups] + sorted(s for s in setups if s not in SETUPS)
+
+
+def pull_whole(p):
+    """A pull that found the whole copy: every file intact, nothing of the copy lost."""
+    return p["files_intact"] == p["files_total"] and p["progress_lost_s"] == 0
+
+
 def pull_cells(summary):
     """{(group, workload): {setup: cell}} of the cells that have replayed pulls, by the
     setup's name in the matrix (an experiment's variant of vfat-smart has its own), less
@@ -1133,7 +1149,7 @@ def pull_verdicts(summary):
                 ok = worst <= RETURN_GAP_S and worst_f <= RETURN_GAP_S
                 out.append(("met" if ok else "MISSED", text))
             else:   # udisks' default, no flush; an experiment's variant of vfat-smart
-                out.append(("variant" if s.startswith("vfat-smart") else "reference", text))
+                out.append(("variant" if is_variant(s) else "reference", text))
         nv = notice_verdict(setups.get("vfat-smart"), where)
         if nv:
             out.append(nv)
@@ -1183,11 +1199,8 @@ def notice_verdict(c, where):
         return None
     at = [p for p in c["pulls"] if p["point"] == "notice"]
     before = [p for p in c["pulls"] if p["point"] == "notice-0.5s"]
-
-    def whole(p):
-        return p["files_intact"] == p["files_total"] and p["progress_lost_s"] == 0
-    late = sum(1 for p in before if whole(p))
-    early = sum(1 for p in at if not whole(p))
+    late = sum(1 for p in before if pull_whole(p))
+    early = sum(1 for p in at if not pull_whole(p))
     missing = c["reps"] - len(at)
     ok = at and not early and not late and not missing
     return ("met" if ok else "MISSED",
@@ -1206,10 +1219,10 @@ def variant_rows(summary):
     trade the return gap's verdicts rest on, from the same runs."""
     L = []
     for (g, w), setups in pull_cells(summary).items():
-        if not any(s.startswith("vfat-smart-") for s in setups):
+        if not any(is_variant(s) for s in setups):
             continue
         nf = setups.get("no-flush")
-        for s in sorted(setups, key=lambda s: (s not in SETUPS, SETUPS.index(s) if s in SETUPS else 0, s)):
+        for s in setup_order(setups):
             c = setups[s]
             ret = [p for p in c["pulls"] if p["point"] == "return"]
 
@@ -1252,7 +1265,7 @@ def pulls_section(summary):
     L.append("")
     L += variant_rows(summary)
     for (g, w), setups in pc.items():
-        names = [s for s in SETUPS if s in setups] + sorted(s for s in setups if s not in SETUPS)
+        names = setup_order(setups)
         c0 = setups[names[0]]
         L.append("%s (profile %s, commit %s): per pull, files intact of %d and seconds of the copy lost, "
                  "median (min-max) over the reps; fsck damage where found" % (
