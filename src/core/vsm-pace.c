@@ -101,12 +101,12 @@ vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di)
 }
 
 gboolean
-vsm_pace_safe (const VsmPace *pace, const VsmDirtyInfo *di, guint64 writes_in_flight)
+vsm_pace_safe (const VsmPace *pace, const VsmDirtyInfo *di)
 {
   gboolean clean, synced;
 
   g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
-  if (!di->valid || !di->per_device || !di->has_inodes || pace->writing || writes_in_flight > 0 ||
+  if (!di->valid || !di->per_device || !di->has_inodes || pace->writing ||
       (pace->last_writing_usec != 0 &&
        pace->last_usec - pace->last_writing_usec < VSM_PACE_SETTLE_USEC))
     return FALSE;

@@ -71,8 +71,8 @@ G_BEGIN_DECLS
  * dirty data is near the cap, for longer than half a second on a slow stick
  * (the lab's 8 MB/s stick: settles in the middle of 128 MiB copies, which
  * were then never paced). Once the writer is done the flusher drains the
- * data to the drive's background threshold, half the cap, within about a
- * second, and the shorter wait applies. */
+ * data to the drive's background threshold, half the cap, in half the cap's
+ * seconds at the drive's speed, and the shorter wait applies. */
 #define VSM_PACE_SETTLE_HELD_USEC (2 * G_USEC_PER_SEC)
 /* While a writer that is not paced (many small files) writes, the metadata
  * the flusher leaves is committed every half of the cap's seconds

@@ -121,12 +121,18 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
            vsm_pace_settle (&d->pace, di))
     start_pacing (d, mp[0], VSMD_PACER_ONCE); /* a paced writer's last round was its settle */
   else if (here && d->pacer == NULL &&
-           vsm_pace_commit_due (&d->pace, at_usec,
-                                vsm_pace_commit_period (vsm_dbus_device_get_cap_bytes (d->skeleton),
-                                                        vsm_learn_get_cap_bandwidth (d->learn))))
+           vsm_pace_commit_due (
+             &d->pace, at_usec,
+             vsm_pace_commit_period (cap, vsm_learn_get_cap_bandwidth (d->learn))))
     start_pacing (d, mp[0], VSMD_PACER_COMMIT);
-  /* within a tick of the moment: a sync that still runs is not done */
-  vsm_dbus_device_set_safe (d->skeleton,
-                            d->pacer == NULL &&
-                              vsm_pace_safe (&d->pace, di, vsm_disk_writes_in_flight (d->bdi)));
+  vsmd_device_update_safe (d, di);
+}
+
+/* Safe within a tick of the moment: a sync that still runs is not done, and
+ * the disk's in-flight writes are read only when the figures say safe */
+void
+vsmd_device_update_safe (VsmdDevice *d, const VsmDirtyInfo *di)
+{
+  vsm_dbus_device_set_safe (d->skeleton, d->pacer == NULL && vsm_pace_safe (&d->pace, di) &&
+                                           vsm_disk_writes_in_flight (d->bdi) == 0);
 }

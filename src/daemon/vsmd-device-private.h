@@ -125,6 +125,8 @@ void vsmd_device_record_mount (VsmdDevice *d);
 void vsmd_device_stop_pacing (VsmdDevice *d);
 void vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st,
                                 gint64 at_usec);
+/* the Safe property from a sample (and from the pace state, the worker) */
+void vsmd_device_update_safe (VsmdDevice *d, const VsmDirtyInfo *di);
 
 /* vsmd-device-sample.c: sampling, learning, the cap kept */
 void vsmd_device_start_ticking (VsmdDevice *d, guint ms);

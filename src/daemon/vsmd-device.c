@@ -279,8 +279,7 @@ vsmd_device_new (VsmdBouncer *bouncer, const VsmState *s)
   vsm_dbus_device_set_bandwidth_source (d->skeleton, s->bandwidth ? N_ ("plan") : "");
   vsm_dbus_device_set_at_risk_scope (d->skeleton, "device");
   vsm_dirty_info_read (d->bdi, &di);
-  vsm_dbus_device_set_safe (d->skeleton,
-                            vsm_pace_safe (&d->pace, &di, vsm_disk_writes_in_flight (d->bdi)));
+  vsmd_device_update_safe (d, &di);
   vsmd_device_connect_methods (d);
   d->adopted = vsm_user_options_adopt (d->bdi);
   d->device_cap = vsmd_options_kernel_has_device_cap (d->bdi);

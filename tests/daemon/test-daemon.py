@@ -673,6 +673,12 @@ class TestDaemon(unittest.TestCase):
         t0 = time.monotonic()
         wait_for(lambda: self.prop(path, "Safe"), timeout=5, what="Safe once everything was written")
         self.assertLess(time.monotonic() - t0, 1.5)
+        # writes the block layer still has in flight to the disk: not safe until they are done
+        _, disk_sys, _ = self.fixture_nodes("usb-storage-ss-stick")
+        self.bed.set_attribute(disk_sys, "inflight", "       0        3\n")
+        wait_for(lambda: not self.prop(path, "Safe"), timeout=10, what="not Safe with writes in flight")
+        self.bed.set_attribute(disk_sys, "inflight", "       0        0\n")
+        wait_for(lambda: self.prop(path, "Safe"), timeout=10, what="Safe once they completed")
         # written out as it is dirtied (nothing at risk at a sample), but still being written
         writing("while data is still being written", 64, 0, 0)
 

@@ -409,21 +409,21 @@ test_safe (void)
   VsmPace p = { 0 };
   VsmDirtyInfo s = sample (0, 10, 0);
 
-  g_assert_true (vsm_pace_safe (&p, &s, 0)); /* nothing seen yet, nothing dirty */
+  g_assert_true (vsm_pace_safe (&p, &s)); /* nothing seen yet, nothing dirty */
   feed (&p, &s, CAP);
-  g_assert_true (vsm_pace_safe (&p, &s, 0));
+  g_assert_true (vsm_pace_safe (&p, &s));
   s = sample (20, 30, 40); /* a copy */
   feed (&p, &s, CAP);
-  g_assert_false (vsm_pace_safe (&p, &s, 0));
+  g_assert_false (vsm_pace_safe (&p, &s));
   s = sample (0, 40, 0); /* written out as it is dirtied: still writing */
   feed_after (&p, &s, CAP, G_USEC_PER_SEC / 4);
-  g_assert_false (vsm_pace_safe (&p, &s, 0));
+  g_assert_false (vsm_pace_safe (&p, &s));
   s = sample (0, 40, 2); /* stopped; two directory entries wait */
   feed_after (&p, &s, CAP, G_USEC_PER_SEC);
-  g_assert_false (vsm_pace_safe (&p, &s, 0));
+  g_assert_false (vsm_pace_safe (&p, &s));
   s = sample (0, 40, 0);
   feed_after (&p, &s, CAP, G_USEC_PER_SEC / 4);
-  g_assert_true (vsm_pace_safe (&p, &s, 0));
+  g_assert_true (vsm_pace_safe (&p, &s));
   /* a sync that began after the last write completed: the inodes the kernel
    * still lists (the block device's, cleaned by the sync) do not count; a
    * sync that began before it does not stand for it */
@@ -432,18 +432,17 @@ test_safe (void)
   s = sample (0, 50, 2);
   feed_after (&p, &s, CAP, G_USEC_PER_SEC);
   vsm_pace_synced (&p, p.last_writing_usec - 1);
-  g_assert_false (vsm_pace_safe (&p, &s, 0));
+  g_assert_false (vsm_pace_safe (&p, &s));
   vsm_pace_synced (&p, p.last_writing_usec + G_USEC_PER_SEC / 4);
-  g_assert_true (vsm_pace_safe (&p, &s, 0));
-  g_assert_false (vsm_pace_safe (&p, &s, 1)); /* a write in flight */
+  g_assert_true (vsm_pace_safe (&p, &s));
   /* what the counters keep after it, within their error (the lab's 2-CPU
    * guest: 64 KiB dirty, 64 KiB under writeback, 128 KiB error) */
   s.error_bytes = 128 * 1024;
   s.dirty_bytes = 64 * 1024;
   s.writeback_bytes = 64 * 1024;
-  g_assert_true (vsm_pace_safe (&p, &s, 0));
+  g_assert_true (vsm_pace_safe (&p, &s));
   s.dirty_bytes = 4 * MIB; /* beyond it: dirty data */
-  g_assert_false (vsm_pace_safe (&p, &s, 0));
+  g_assert_false (vsm_pace_safe (&p, &s));
   /* the residue without a sync after the last write: not safe */
   s.dirty_bytes = 64 * 1024;
   s = sample (0, 60, 2);
@@ -451,12 +450,12 @@ test_safe (void)
   s.dirty_bytes = 64 * 1024;
   feed_after (&p, &s, CAP, G_USEC_PER_SEC / 4);
   feed_after (&p, &s, CAP, G_USEC_PER_SEC);
-  g_assert_false (vsm_pace_safe (&p, &s, 0));
+  g_assert_false (vsm_pace_safe (&p, &s));
   s.writeback_bytes = 4096;
-  g_assert_false (vsm_pace_safe (&p, &s, 0));
+  g_assert_false (vsm_pace_safe (&p, &s));
   s = sample (0, 40, 0);
   s.per_device = FALSE;
-  g_assert_false (vsm_pace_safe (&p, &s, 0));
+  g_assert_false (vsm_pace_safe (&p, &s));
 }
 
 /* the commit period: half the cap's seconds, within its bounds */

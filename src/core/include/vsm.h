@@ -914,9 +914,10 @@ gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat
 gboolean vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di);
 
 /* After vsm_pace_feed(): TRUE when everything written to the drive is on
- * it: nothing newly dirtied for VSM_PACE_SETTLE_USEC (a copy between two
- * files is not done), no write in flight to the disk (writes_in_flight, from
- * vsm_disk_writes_in_flight()), and either nothing dirty or under writeback
+ * it, as far as the writeback figures tell (the caller checks that no write
+ * is in flight, vsm_disk_writes_in_flight()): nothing newly dirtied for
+ * VSM_PACE_SETTLE_USEC (a copy between two files is not done), and either
+ * nothing dirty or under writeback
  * and no inode waiting to be written (a FAT file's directory entry), or a
  * whole sync of the file system that began after the last write completed
  * and what the counters still show is within their error (error_bytes).
@@ -926,7 +927,7 @@ gboolean vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di);
  * inode listed the dirty figure's residue is not discounted: in the lab's
  * 2-CPU guest 64 KiB dirty and 64 KiB under writeback stayed after every
  * copy. FALSE without per-device figures: then nothing tells. */
-gboolean vsm_pace_safe (const VsmPace *pace, const VsmDirtyInfo *di, guint64 writes_in_flight);
+gboolean vsm_pace_safe (const VsmPace *pace, const VsmDirtyInfo *di);
 
 /* A whole sync of the file system (the settle's, a pacing round's) that
  * began at started_usec completed without error. */
