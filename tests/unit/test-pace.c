@@ -231,6 +231,20 @@ feed_after (VsmPace *p, const VsmDirtyInfo *di, guint64 cap, gint64 step_usec)
   return vsm_pace_feed (p, di, &st, p->last_usec + step_usec, cap);
 }
 
+/* a fresh pace that saw a writer: 10 then 20 MiB dirtied, at_risk_mib at
+ * risk, held by inodes */
+static void
+writer_seen (VsmPace *p, guint64 at_risk_mib, guint64 inodes)
+{
+  VsmDirtyInfo s;
+
+  *p = (VsmPace){ 0 };
+  s = sample (at_risk_mib, 10, inodes);
+  feed (p, &s, CAP);
+  s = sample (at_risk_mib, 20, inodes);
+  feed (p, &s, CAP);
+}
+
 /* the writer stops: one settle while data is at risk, not again until
  * new data is dirtied; none while writing, none with nothing at risk */
 static void
@@ -266,12 +280,8 @@ test_settle (void)
 
   /* near the cap, half a second with nothing dirtied is a writer held by
    * strict_limit, not a stop: two seconds then */
-  p = (VsmPace){ 0 };
-  s = sample (30, 10, 300);
-  feed (&p, &s, CAP);
-  s = sample (34, 40, 300);
-  feed (&p, &s, CAP);
-  s = sample (34, 40, 300);
+  writer_seen (&p, 34, 300);
+  s = sample (34, 20, 300);
   feed_after (&p, &s, CAP, G_USEC_PER_SEC / 2);
   g_assert_false (vsm_pace_settle (&p, &s));
   feed_after (&p, &s, CAP, G_USEC_PER_SEC);
@@ -280,11 +290,7 @@ test_settle (void)
   g_assert_true (vsm_pace_settle (&p, &s));
 
   /* the flusher wrote everything before the writer's stop was seen */
-  p = (VsmPace){ 0 };
-  s = sample (5, 10, 2);
-  feed (&p, &s, CAP);
-  s = sample (5, 20, 2);
-  feed (&p, &s, CAP);
+  writer_seen (&p, 5, 2);
   for (guint i = 0; i < 2; i++)
     {
       s = sample (0, 20, 0);
@@ -294,11 +300,7 @@ test_settle (void)
   g_assert_false (p.unsettled);
 
   /* the data written, an inode still waits (a directory entry): settled */
-  p = (VsmPace){ 0 };
-  s = sample (5, 10, 2);
-  feed (&p, &s, CAP);
-  s = sample (5, 20, 2);
-  feed (&p, &s, CAP);
+  writer_seen (&p, 5, 2);
   s = sample (0, 20, 1);
   feed (&p, &s, CAP);
   g_assert_true (vsm_pace_settle (&p, &s));
