@@ -53,7 +53,7 @@ gboolean
 vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, gint64 at_usec,
                guint64 cap)
 {
-  gboolean writing, busy;
+  gboolean writing, recent, busy;
 
   g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
   if (!di->valid || !di->per_device || !di->has_inodes)
@@ -72,7 +72,13 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
   pace->last_dirtied = di->dirtied_bytes;
   pace->cap = cap;
   busy = busy_share (pace, stat, at_usec) >= VSM_PACE_MIN_BUSY;
-  if (cap == 0 || !busy || !big_writer (di, cap, writing, pace->pacing))
+  /* before pacing, a writer held in balance_dirty_pages() for a sample or two
+   * is still the writer at the cap (vsm-pace.h); once paced, a sample with
+   * nothing new says it stopped */
+  recent = pace->pacing ? writing
+                        : pace->last_writing_usec != 0 &&
+                            at_usec - pace->last_writing_usec < VSM_PACE_START_USEC;
+  if (cap == 0 || !busy || !big_writer (di, cap, recent, pace->pacing))
     {
       pace->agree_since_usec = 0;
       pace->pacing = FALSE;

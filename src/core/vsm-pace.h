@@ -41,7 +41,11 @@ G_BEGIN_DECLS
  * (x-decent-gate), down to 1 %; the syncs then write a few MB each with a
  * metadata commit after every one. */
 #define VSM_PACE_MIN_KEEP 0.1
-/* the samples must agree this long before pacing starts */
+/* the samples must agree this long before pacing starts; meanwhile a writer
+ * counts as writing when a sample saw it dirty data within this long: at the
+ * cap, strict_limit holds it in balance_dirty_pages() for longer than the
+ * daemon's quarter-second samples (the lab's 8 MB/s stick: a 128 MiB copy
+ * whose every second had a sample with nothing new was never paced) */
 #define VSM_PACE_START_USEC (G_USEC_PER_SEC)
 /* ... and the drive was busy at least this share of the time since the last
  * sample: the writer is held by the cap only while the drive is the slower

@@ -196,6 +196,44 @@ test_busy_over_a_second (void)
   g_assert_true (paced);
 }
 
+/* quarter-second samples of a writer held at the cap: strict_limit keeps it
+ * in balance_dirty_pages() for two samples of every second, and it is paced
+ * all the same; a writer that stopped a second ago is not */
+static void
+test_held_writer (void)
+{
+  VsmPace p = { 0 };
+  guint64 dirtied = 0;
+  gint64 t = 0;
+  gboolean paced = FALSE;
+
+  for (guint i = 0; i < 12 && !paced; i++)
+    {
+      VsmDirtyInfo s;
+      VsmDiskStat st = disk ((guint64)(t / 1000) + 250);
+
+      dirtied += i % 4 < 2 ? 2 : 0; /* held in samples 2 and 3 of each second */
+      t += G_USEC_PER_SEC / 4;
+      s = sample (36, dirtied, 2);
+      paced = vsm_pace_feed (&p, &s, &st, t, CAP);
+    }
+  g_assert_true (paced);
+
+  p = (VsmPace){ 0 };
+  paced = FALSE;
+  for (guint i = 0; i < 12 && !paced; i++)
+    {
+      VsmDirtyInfo s;
+      VsmDiskStat st = disk ((guint64)(t / 1000) + 250);
+
+      dirtied += i < 2 ? 2 : 0; /* it stopped after the second sample */
+      t += G_USEC_PER_SEC / 4;
+      s = sample (36, dirtied, 2);
+      paced = vsm_pace_feed (&p, &s, &st, t, CAP);
+    }
+  g_assert_false (paced);
+}
+
 /* without the disk's stat (it could not be read) the drive counts as busy;
  * counters that go backwards (the disk came back) too */
 static void
@@ -485,6 +523,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pace/drive-faster-than-writer", test_drive_faster_than_writer);
   g_test_add_func ("/pace/busy-unknown", test_busy_unknown);
   g_test_add_func ("/pace/busy-over-a-second", test_busy_over_a_second);
+  g_test_add_func ("/pace/held-writer", test_held_writer);
   g_test_add_func ("/pace/settle", test_settle);
   g_test_add_func ("/pace/commit-period", test_commit_period);
   g_test_add_func ("/pace/safe", test_safe);
