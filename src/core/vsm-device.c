@@ -161,9 +161,10 @@ sysfs_parent_with (const char *syspath, const char *name)
 }
 
 static char *
-prop_string (GUdevDevice *dev, const char *name)
+prop_string (GUdevDevice *dev, const char *const *envp, const char *name)
 {
-  const char *v = g_udev_device_get_property (dev, name);
+  const char *v =
+    envp ? g_environ_getenv ((char **)envp, name) : g_udev_device_get_property (dev, name);
   if (v == NULL || *v == '\0')
     return NULL;
   return g_strdup (v);
@@ -367,11 +368,11 @@ read_scsi_facts (VsmDevice *d, GUdevDevice *disk, const char *iface)
       d->model = file_attr_string (sdev, "model");
     }
   if (d->vendor == NULL)
-    d->vendor = prop_string (disk, "ID_VENDOR");
+    d->vendor = prop_string (disk, NULL, "ID_VENDOR");
   if (d->model == NULL)
     d->model = attr_string (disk, "device/model");
   if (d->model == NULL)
-    d->model = prop_string (disk, "ID_MODEL");
+    d->model = prop_string (disk, NULL, "ID_MODEL");
 
   /* Count the disks behind the same USB interface: a multi-LUN card reader
    * shows one disk per slot. */
@@ -502,10 +503,13 @@ read_disk_fs (VsmDevice *d, GUdevClient *client, GUdevDevice *disk, GPtrArray *p
     {
       g_autoptr (GUdevDevice) p =
         g_udev_client_query_by_sysfs_path (client, g_ptr_array_index (partitions, i));
-      const char *uuid = p ? g_udev_device_get_property (p, "ID_FS_UUID") : NULL;
+      const char *uuid;
 
+      /* the type first: at the plug the partitions' events have not run,
+       * and libudev tries their database entry again at each property */
       if (p == NULL || !vsm_fs_type_is_fat (g_udev_device_get_property (p, "ID_FS_TYPE")))
         continue;
+      uuid = g_udev_device_get_property (p, "ID_FS_UUID");
       if (first_fat == NULL)
         first_fat = g_object_ref (p);
       if (uuid == NULL || *uuid == '\0')
@@ -603,19 +607,21 @@ vsm_probe_fs_type (const char *devnode, GError **error)
   return type;
 }
 
-/* Under udev the ID_FS_* properties are there (and replay under umockdev);
- * otherwise probe the superblock when we may read the node. */
+/* Under udev the ID_FS_* properties are there (and replay under umockdev):
+ * the event's own (envp) during an event, whose database entry is written
+ * once its rules ran; otherwise probe the superblock when we may read the
+ * node. */
 static void
-read_filesystem (VsmDevice *d, GUdevDevice *dev, gboolean no_io)
+read_filesystem (VsmDevice *d, GUdevDevice *dev, const char *const *envp, gboolean no_io)
 {
   FsProbe p;
 
-  d->fs_type = prop_string (dev, "ID_FS_TYPE");
+  d->fs_type = prop_string (dev, envp, "ID_FS_TYPE");
   if (d->fs_type != NULL)
     {
-      d->fs_label = prop_string (dev, "ID_FS_LABEL");
-      d->fs_uuid = prop_string (dev, "ID_FS_UUID");
-      d->fs_version = prop_string (dev, "ID_FS_VERSION");
+      d->fs_label = prop_string (dev, envp, "ID_FS_LABEL");
+      d->fs_uuid = prop_string (dev, envp, "ID_FS_UUID");
+      d->fs_version = prop_string (dev, envp, "ID_FS_VERSION");
       return;
     }
   if (d->devnode == NULL || no_io || probing_disabled || g_getenv ("UMOCKDEV_DIR") != NULL ||
@@ -673,8 +679,8 @@ read_queue_facts (VsmDevice *d, GUdevDevice *disk)
 }
 
 static VsmDevice *
-device_new (GUdevClient *client, GUdevDevice *udev, const char *spec, gboolean no_io,
-            GError **error)
+device_new (GUdevClient *client, GUdevDevice *udev, const char *const *envp, const char *spec,
+            gboolean no_io, GError **error)
 {
   g_autoptr (VsmDevice) d = g_new0 (VsmDevice, 1);
   g_autoptr (GUdevDevice) disk = NULL;
@@ -716,19 +722,21 @@ device_new (GUdevClient *client, GUdevDevice *udev, const char *spec, gboolean n
   read_queue_facts (d, disk);
   partitions = vsm_sysfs_disk_partitions (g_udev_device_get_sysfs_path (disk));
   d->n_partitions = partitions->len;
-  read_filesystem (d, udev, no_io);
+  read_filesystem (d, udev, envp, no_io);
   if (!d->is_partition && d->fs_uuid == NULL)
     read_disk_fs (d, client, disk, partitions);
-  d->superfloppy =
-    vsm_device_is_superfloppy (d, g_udev_device_get_property (disk, "ID_PART_TABLE_TYPE"));
+  d->superfloppy = vsm_device_is_superfloppy (
+    d, envp && !d->is_partition ? g_environ_getenv ((char **)envp, "ID_PART_TABLE_TYPE")
+                                : g_udev_device_get_property (disk, "ID_PART_TABLE_TYPE"));
 
   return g_steal_pointer (&d);
 }
 
 VsmDevice *
-vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *spec, GError **error)
+vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *const *envp,
+                          const char *spec, GError **error)
 {
-  return device_new (client, udev, spec, FALSE, error);
+  return device_new (client, udev, envp, spec, FALSE, error);
 }
 
 VsmDevice *
@@ -738,7 +746,7 @@ vsm_device_new_from_spec (GUdevClient *client, const char *spec, GError **error)
 
   if (dev == NULL)
     return NULL;
-  return device_new (client, dev, spec, FALSE, error);
+  return device_new (client, dev, NULL, spec, FALSE, error);
 }
 
 VsmDevice *
@@ -750,7 +758,7 @@ vsm_device_new_from_syspath_no_io (GUdevClient *client, const char *syspath, GEr
   dev = resolve_spec (client, syspath, error);
   if (dev == NULL)
     return NULL;
-  return device_new (client, dev, syspath, TRUE, error);
+  return device_new (client, dev, NULL, syspath, TRUE, error);
 }
 
 char *

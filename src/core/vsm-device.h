@@ -14,8 +14,11 @@ G_BEGIN_DECLS
 /* The filesystem type on the device now, read from its superblock. */
 char *vsm_probe_fs_type (const char *devnode, GError **error);
 
-VsmDevice *vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev, const char *spec,
-                                     GError **error);
+/* envp: the udev event's environment, NULL outside an event. An event's
+ * device has no entry in udev's database until its rules ran: its
+ * properties are the environment's. */
+VsmDevice *vsm_device_new_from_udev (GUdevClient *client, GUdevDevice *udev,
+                                     const char *const *envp, const char *spec, GError **error);
 
 /* A filesystem on the whole disk, no partition table (part_table_type:
  * udev's ID_PART_TABLE_TYPE of the disk, NULL when none). */

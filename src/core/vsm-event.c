@@ -297,7 +297,7 @@ event_device (const char *syspath, const char *const *envp, VsmOverrides *o, GPt
 
   if (dev == NULL)
     return NULL; /* gone already */
-  d = vsm_device_new_from_udev (client, dev, NULL, error);
+  d = vsm_device_new_from_udev (client, dev, envp, NULL, error);
   if (d == NULL)
     return NULL;
   vsm_udev_device_from_event (d, envp);

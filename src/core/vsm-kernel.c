@@ -85,11 +85,10 @@ probed_flush_fix (VsmKernel *k)
   return TRUE;
 }
 
+/* version: the loaded fat module's /sys/module/fat/version, NULL when none */
 static void
-probe_flush_fix (VsmKernel *k, VsmFlushFix override)
+probe_flush_fix (VsmKernel *k, VsmFlushFix override, const char *version)
 {
-  g_autofree char *version = NULL;
-  g_autofree char *version_path = vsm_path (VSM_ROOT_SYSFS, "module/fat/version", NULL);
   g_autofree char *module_path = vsm_path (VSM_ROOT_SYSFS, "module/fat", NULL);
 
   if (override != VSM_FLUSH_FIX_UNKNOWN)
@@ -102,7 +101,6 @@ probe_flush_fix (VsmKernel *k, VsmFlushFix override)
   if (probed_flush_fix (k))
     return;
 
-  version = vsm_read_attr (version_path, NULL);
   if (version != NULL && strstr (version, VSM_FLUSH_FIX_MARKER) != NULL)
     {
       k->flush_fix = VSM_FLUSH_FIX_PRESENT;
@@ -172,14 +170,15 @@ vsm_flush_fix_marker_stale (const char *module_version, const char *proc_version
 }
 
 static char *
-stale_module (void)
+stale_module (const char *version)
 {
-  g_autofree char *version_path = vsm_path (VSM_ROOT_SYSFS, "module/fat/version", NULL);
-  g_autofree char *proc_path = vsm_path (VSM_ROOT_PROCFS, "version", NULL);
-  g_autofree char *version = vsm_read_attr (version_path, NULL);
-  g_autofree char *proc = vsm_read_attr (proc_path, NULL);
+  g_autofree char *proc_path = NULL, *proc = NULL;
   g_autofree char *built = NULL, *running = NULL;
 
+  if (version == NULL || strstr (version, VSM_FLUSH_FIX_MARKER) == NULL)
+    return NULL; /* not the patched build: /proc/version is not needed */
+  proc_path = vsm_path (VSM_ROOT_PROCFS, "version", NULL);
+  proc = vsm_read_attr (proc_path, NULL);
   if (!vsm_flush_fix_marker_stale (version, proc, &built, &running))
     return NULL;
   return g_strdup_printf (_ ("the loaded patched fat module was built from the kernel source "
@@ -192,7 +191,7 @@ VsmKernel *
 vsm_kernel_probe (const char *bdi, VsmFlushFix override)
 {
   VsmKernel *k = g_new0 (VsmKernel, 1);
-  g_autofree char *fallback = NULL;
+  g_autofree char *fallback = NULL, *version_path = NULL, *version = NULL;
   struct utsname u;
 
   if (uname (&u) == 0)
@@ -213,8 +212,10 @@ vsm_kernel_probe (const char *bdi, VsmFlushFix override)
   k->has_strict_limit = vsm_kernel_has_knob (k, "strict_limit");
   k->has_max_bytes = vsm_kernel_has_knob (k, "max_bytes");
 
-  probe_flush_fix (k, override);
-  k->flush_fix_stale = stale_module ();
+  version_path = vsm_path (VSM_ROOT_SYSFS, "module/fat/version", NULL);
+  version = vsm_read_attr (version_path, NULL);
+  probe_flush_fix (k, override, version);
+  k->flush_fix_stale = stale_module (version);
 
   {
     g_autofree char *tracing = vsm_path (VSM_ROOT_SYSFS, "kernel/tracing/instances", NULL);

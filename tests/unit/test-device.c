@@ -473,6 +473,33 @@ test_udev_properties (Fixture *fx, gconstpointer data)
   }
 }
 
+/* during an event the device's properties are the event's, not udev's
+ * database entry (written once the event's rules ran, absent at a plug) */
+static void
+test_event_properties (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GUdevDevice) dev = g_udev_client_query_by_device_file (fx->client, fx->node);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmDevice) d = NULL;
+  g_autoptr (VsmDevice) bare = NULL;
+  const char *envp[] = { "ACTION=add",           "ID_FS_TYPE=exfat",  "ID_FS_LABEL=FROM-EVENT",
+                         "ID_FS_UUID=1234-ABCD", "ID_FS_VERSION=1.0", NULL };
+  const char *none[] = { "ACTION=add", NULL };
+
+  g_assert_nonnull (dev);
+  d = vsm_device_new_from_udev (fx->client, dev, envp, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (d->fs_type, ==, "exfat");
+  g_assert_cmpstr (d->fs_label, ==, "FROM-EVENT");
+  g_assert_cmpstr (d->fs_uuid, ==, "1234-ABCD");
+  g_assert_cmpstr (d->fs_version, ==, "1.0");
+  /* an event without them: nothing of the database's (the recording's) */
+  bare = vsm_device_new_from_udev (fx->client, dev, none, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_null (bare->fs_label);
+  g_assert_null (bare->fs_uuid);
+}
+
 /* a hostile event: label, UUID and type from the drive never reach a line */
 static void
 test_udev_hostile_event (Fixture *fx, gconstpointer data)
@@ -529,7 +556,7 @@ disk_event (Fixture *fx)
   VsmDevice *d;
 
   g_assert_nonnull (disk);
-  d = vsm_device_new_from_udev (fx->client, disk, NULL, &error);
+  d = vsm_device_new_from_udev (fx->client, disk, NULL, NULL, &error);
   g_assert_no_error (error);
   vsm_udev_device_from_event (d, envp);
   vsm_udev_disk_fs_facts (d);
@@ -1192,6 +1219,10 @@ main (int argc, char **argv)
         g_autofree char *p6 = g_strconcat (base, "/udev-hostile-event", NULL);
         g_test_add (p5, Fixture, c, fixture_setup, test_udev_properties, fixture_teardown);
         g_test_add (p6, Fixture, c, fixture_setup, test_udev_hostile_event, fixture_teardown);
+      }
+      {
+        g_autofree char *p7 = g_strconcat (base, "/event-properties", NULL);
+        g_test_add (p7, Fixture, c, fixture_setup, test_event_properties, fixture_teardown);
       }
       if (g_str_equal (c->kernel, "6.12") && !g_str_equal (c->klass, "internal"))
         {
