@@ -105,19 +105,7 @@ parsed_u64 (const char *v)
   return copy != NULL && vsm_parse_u64 (copy, &n) ? n : 0;
 }
 
-static char *
-attr_string (GUdevDevice *dev, const char *name)
-{
-  return stripped (g_udev_device_get_sysfs_attr (dev, name));
-}
-
-static guint64
-attr_u64 (GUdevDevice *dev, const char *name)
-{
-  return parsed_u64 (g_udev_device_get_sysfs_attr (dev, name));
-}
-
-/* the same, of the device at the sysfs directory dir, read as a file */
+/* an attribute of the device at the sysfs directory dir, read as a file */
 static char *
 file_attr_string (const char *dir, const char *name)
 {
@@ -134,6 +122,25 @@ file_attr_u64 (const char *dir, const char *name)
   g_autofree char *v = vsm_read_attr (path, NULL);
 
   return parsed_u64 (v);
+}
+
+/* The whole disk: its sysfs directory, and udev's device of it made only
+ * where udev's view is needed (a partition's event names its disk by its
+ * parent directory: libudev would resolve the disk's sysfs path one
+ * component at a time, a dozen opens and more) */
+typedef struct
+{
+  GUdevClient *client;
+  const char *syspath;
+  GUdevDevice *dev; /* NULL until disk_udev() */
+} DiskSrc;
+
+static GUdevDevice *
+disk_udev (DiskSrc *src)
+{
+  if (src->dev == NULL)
+    src->dev = g_udev_client_query_by_sysfs_path (src->client, src->syspath);
+  return src->dev;
 }
 
 /* The nearest device directory above syspath that has the attribute name:
@@ -307,7 +314,7 @@ read_usb_facts (VsmDevice *d, const char *iface)
 }
 
 static void
-read_transport (VsmDevice *d, GUdevDevice *disk, const char *iface)
+read_transport (VsmDevice *d, DiskSrc *disk, const char *iface)
 {
   g_autoptr (GUdevDevice) cur = NULL;
 
@@ -322,7 +329,7 @@ read_transport (VsmDevice *d, GUdevDevice *disk, const char *iface)
       return;
     }
 
-  cur = g_udev_device_get_parent (disk);
+  cur = disk_udev (disk) ? g_udev_device_get_parent (disk->dev) : NULL;
   while (cur != NULL)
     {
       const char *subsystem = g_udev_device_get_subsystem (cur);
@@ -348,7 +355,7 @@ read_transport (VsmDevice *d, GUdevDevice *disk, const char *iface)
 }
 
 static void
-read_scsi_facts (VsmDevice *d, GUdevDevice *disk, const char *iface)
+read_scsi_facts (VsmDevice *d, DiskSrc *disk, const char *iface)
 {
   g_autofree char *sdev = NULL;
   g_autofree char *name = NULL;
@@ -357,7 +364,7 @@ read_scsi_facts (VsmDevice *d, GUdevDevice *disk, const char *iface)
 
   d->lun = -1;
   d->n_luns = 1;
-  sdev = sysfs_parent_with (g_udev_device_get_sysfs_path (disk), "scsi_level");
+  sdev = sysfs_parent_with (disk->syspath, "scsi_level");
   if (sdev != NULL)
     {
       name = g_path_get_basename (sdev); /* H:C:T:L */
@@ -367,12 +374,12 @@ read_scsi_facts (VsmDevice *d, GUdevDevice *disk, const char *iface)
       d->vendor = file_attr_string (sdev, "vendor");
       d->model = file_attr_string (sdev, "model");
     }
-  if (d->vendor == NULL)
-    d->vendor = prop_string (disk, NULL, "ID_VENDOR");
+  if (d->vendor == NULL && disk_udev (disk))
+    d->vendor = prop_string (disk->dev, NULL, "ID_VENDOR");
   if (d->model == NULL)
-    d->model = attr_string (disk, "device/model");
-  if (d->model == NULL)
-    d->model = prop_string (disk, NULL, "ID_MODEL");
+    d->model = file_attr_string (disk->syspath, "device/model");
+  if (d->model == NULL && disk_udev (disk))
+    d->model = prop_string (disk->dev, NULL, "ID_MODEL");
 
   /* Count the disks behind the same USB interface: a multi-LUN card reader
    * shows one disk per slot. */
@@ -489,12 +496,13 @@ is_mounted (GPtrArray *mounts, GUdevDevice *partition)
 }
 
 /* The FAT filesystem that names a partitioned disk (the udev helper and a
- * front end given the partition name the drive by it): the mounted one,
- * else the first with a UUID; its type and label, else the first FAT
+ * front end given the partition name the drive by it): of those with a
+ * UUID the mounted one, else the first (the mounts are read only when
+ * there are two); its type and label, else the first FAT
  * partition's (from udev's database: no I/O on the drive; one query a
  * partition, each a dozen path lookups in libudev) */
 static void
-read_disk_fs (VsmDevice *d, GUdevClient *client, GUdevDevice *disk, GPtrArray *partitions)
+read_disk_fs (VsmDevice *d, GUdevClient *client, const char *disk_syspath, GPtrArray *partitions)
 {
   g_autoptr (GPtrArray) mounts = NULL;
   g_autoptr (GUdevDevice) named = NULL, first_fat = NULL;
@@ -514,16 +522,24 @@ read_disk_fs (VsmDevice *d, GUdevClient *client, GUdevDevice *disk, GPtrArray *p
         first_fat = g_object_ref (p);
       if (uuid == NULL || *uuid == '\0')
         continue;
+      if (named == NULL)
+        {
+          named = g_steal_pointer (&p); /* alone, it names the disk mounted or not */
+          continue;
+        }
+      /* a second one: the mounted one of them */
       if (mounts == NULL)
-        mounts = vsm_mounts_for_disk (g_udev_device_get_sysfs_path (disk));
+        {
+          mounts = vsm_mounts_for_disk (disk_syspath);
+          if (is_mounted (mounts, named))
+            break;
+        }
       if (is_mounted (mounts, p))
         {
           g_clear_object (&named);
           named = g_steal_pointer (&p);
           break;
         }
-      if (named == NULL)
-        named = g_steal_pointer (&p);
     }
   if (named != NULL)
     d->disk_fs_uuid = g_strdup (g_udev_device_get_property (named, "ID_FS_UUID"));
@@ -633,49 +649,70 @@ read_filesystem (VsmDevice *d, GUdevDevice *dev, const char *const *envp, gboole
   d->fs_version = p.version;
 }
 
-/* the whole disk's node, name, numbers and BDI */
-static void
-read_disk_identity (VsmDevice *d, GUdevDevice *disk)
+/* the whole disk's node, name, numbers and BDI: udev's when it made the
+ * disk's device, else its uevent file's (what libudev reads), else its dev
+ * attribute (umockdev recordings without one or the other). FALSE when the
+ * uevent file says the directory is not a disk's. */
+static gboolean
+read_disk_identity (VsmDevice *d, DiskSrc *disk)
 {
-  dev_t devno;
+  guint maj = 0, min = 0;
 
-  d->disk_node = g_strdup (g_udev_device_get_device_file (disk));
-  d->disk_name = g_strdup (g_udev_device_get_name (disk));
-  d->disk_syspath = g_strdup (g_udev_device_get_sysfs_path (disk));
-  devno = g_udev_device_get_device_number (disk);
-  d->disk_major = major (devno);
-  d->disk_minor = minor (devno);
-  if (d->disk_major == 0 && d->disk_minor == 0)
+  d->disk_name = g_path_get_basename (disk->syspath);
+  d->disk_syspath = g_strdup (disk->syspath);
+  if (disk->dev != NULL)
     {
-      /* umockdev recordings without a dev attribute */
-      const char *dev_attr = g_udev_device_get_sysfs_attr (disk, "dev");
-      guint maj, min;
-      if (dev_attr && sscanf (dev_attr, "%u:%u", &maj, &min) == 2)
-        {
-          d->disk_major = maj;
-          d->disk_minor = min;
-        }
+      dev_t devno = g_udev_device_get_device_number (disk->dev);
+
+      d->disk_node = g_strdup (g_udev_device_get_device_file (disk->dev));
+      maj = major (devno);
+      min = minor (devno);
     }
+  else
+    {
+      g_autofree char *uevent = file_attr_string (disk->syspath, "uevent");
+      g_auto (GStrv) lines = uevent ? g_strsplit (uevent, "\n", -1) : NULL;
+
+      for (guint i = 0; lines && lines[i]; i++)
+        if (g_str_has_prefix (lines[i], "DEVTYPE=") && !g_str_equal (lines[i] + 8, "disk"))
+          return FALSE;
+        else if (g_str_has_prefix (lines[i], "DEVNAME=") && lines[i][8] != '\0' &&
+                 strstr (lines[i] + 8, "..") == NULL && d->disk_node == NULL)
+          d->disk_node = g_build_filename ("/dev", lines[i] + 8, NULL);
+        else if (g_str_has_prefix (lines[i], "MAJOR="))
+          maj = (guint)parsed_u64 (lines[i] + 6);
+        else if (g_str_has_prefix (lines[i], "MINOR="))
+          min = (guint)parsed_u64 (lines[i] + 6);
+    }
+  if (maj == 0 && min == 0)
+    {
+      g_autofree char *dev_attr = file_attr_string (disk->syspath, "dev");
+      if (dev_attr == NULL || sscanf (dev_attr, "%u:%u", &maj, &min) != 2)
+        maj = min = 0;
+    }
+  d->disk_major = maj;
+  d->disk_minor = min;
   d->bdi = g_strdup_printf ("%u:%u", d->disk_major, d->disk_minor);
   if (d->disk_node == NULL)
     d->disk_node = g_strdup_printf ("/dev/%s", d->disk_name);
   if (d->devnode == NULL)
     d->devnode = g_strdup (d->disk_node);
+  return TRUE;
 }
 
 static void
-read_queue_facts (VsmDevice *d, GUdevDevice *disk)
+read_queue_facts (VsmDevice *d, const char *disk)
 {
-  d->removable = attr_u64 (disk, "removable") != 0;
-  d->rotational = attr_u64 (disk, "queue/rotational") != 0;
-  d->size_bytes = attr_u64 (disk, "size") * 512;
-  d->max_sectors_kb = attr_u64 (disk, "queue/max_sectors_kb");
-  d->max_hw_sectors_kb = attr_u64 (disk, "queue/max_hw_sectors_kb");
-  d->minimum_io_size = attr_u64 (disk, "queue/minimum_io_size");
-  d->optimal_io_size = attr_u64 (disk, "queue/optimal_io_size");
-  d->physical_block_size = attr_u64 (disk, "queue/physical_block_size");
-  d->logical_block_size = attr_u64 (disk, "queue/logical_block_size");
-  d->write_cache = attr_string (disk, "queue/write_cache");
+  d->removable = file_attr_u64 (disk, "removable") != 0;
+  d->rotational = file_attr_u64 (disk, "queue/rotational") != 0;
+  d->size_bytes = file_attr_u64 (disk, "size") * 512;
+  d->max_sectors_kb = file_attr_u64 (disk, "queue/max_sectors_kb");
+  d->max_hw_sectors_kb = file_attr_u64 (disk, "queue/max_hw_sectors_kb");
+  d->minimum_io_size = file_attr_u64 (disk, "queue/minimum_io_size");
+  d->optimal_io_size = file_attr_u64 (disk, "queue/optimal_io_size");
+  d->physical_block_size = file_attr_u64 (disk, "queue/physical_block_size");
+  d->logical_block_size = file_attr_u64 (disk, "queue/logical_block_size");
+  d->write_cache = file_attr_string (disk, "queue/write_cache");
 }
 
 static VsmDevice *
@@ -683,10 +720,12 @@ device_new (GUdevClient *client, GUdevDevice *udev, const char *const *envp, con
             gboolean no_io, GError **error)
 {
   g_autoptr (VsmDevice) d = g_new0 (VsmDevice, 1);
-  g_autoptr (GUdevDevice) disk = NULL;
+  g_autofree char *disk_syspath = NULL;
+  DiskSrc disk = { client, NULL, NULL };
   const char *devtype = g_udev_device_get_devtype (udev);
   g_autoptr (GPtrArray) partitions = NULL;
   g_autofree char *iface = NULL;
+  gboolean found;
 
   if (g_strcmp0 (g_udev_device_get_subsystem (udev), "block") != 0)
     {
@@ -700,34 +739,40 @@ device_new (GUdevClient *client, GUdevDevice *udev, const char *const *envp, con
   d->syspath = g_strdup (g_udev_device_get_sysfs_path (udev));
   d->is_partition = g_strcmp0 (devtype, "partition") == 0;
 
-  if (d->is_partition)
-    disk = g_udev_device_get_parent_with_subsystem (udev, "block", "disk");
+  /* a partition's disk is the directory above it in sysfs */
+  if (d->is_partition && d->syspath != NULL)
+    disk.syspath = disk_syspath = g_path_get_dirname (d->syspath);
   else if (g_strcmp0 (devtype, "disk") == 0)
-    disk = g_object_ref (udev);
-
-  if (disk == NULL)
     {
+      disk.syspath = g_udev_device_get_sysfs_path (udev);
+      disk.dev = g_object_ref (udev);
+    }
+  found = disk.syspath != NULL && read_disk_identity (d, &disk);
+  if (!found)
+    {
+      g_clear_object (&disk.dev);
       g_set_error (error, VSM_ERROR, VSM_ERROR_NOT_FOUND,
                    _ ("%s: cannot find the whole disk it belongs to"), d->spec);
       return NULL;
     }
 
-  read_disk_identity (d, disk);
-
   /* looked up once: each lookup walks the parents from the disk up */
-  iface = sysfs_parent_with (g_udev_device_get_sysfs_path (disk), "bInterfaceNumber");
-  read_transport (d, disk, iface);
-  read_scsi_facts (d, disk, iface);
+  iface = sysfs_parent_with (disk.syspath, "bInterfaceNumber");
+  read_transport (d, &disk, iface);
+  read_scsi_facts (d, &disk, iface);
 
-  read_queue_facts (d, disk);
-  partitions = vsm_sysfs_disk_partitions (g_udev_device_get_sysfs_path (disk));
+  read_queue_facts (d, disk.syspath);
+  partitions = vsm_sysfs_disk_partitions (disk.syspath);
   d->n_partitions = partitions->len;
   read_filesystem (d, udev, envp, no_io);
   if (!d->is_partition && d->fs_uuid == NULL)
-    read_disk_fs (d, client, disk, partitions);
-  d->superfloppy = vsm_device_is_superfloppy (
-    d, envp && !d->is_partition ? g_environ_getenv ((char **)envp, "ID_PART_TABLE_TYPE")
-                                : g_udev_device_get_property (disk, "ID_PART_TABLE_TYPE"));
+    read_disk_fs (d, client, disk.syspath, partitions);
+  /* a partition is never a superfloppy: the disk's table is not read */
+  if (!d->is_partition)
+    d->superfloppy = vsm_device_is_superfloppy (
+      d, envp ? g_environ_getenv ((char **)envp, "ID_PART_TABLE_TYPE")
+              : g_udev_device_get_property (disk.dev, "ID_PART_TABLE_TYPE"));
+  g_clear_object (&disk.dev);
 
   return g_steal_pointer (&d);
 }
