@@ -173,27 +173,71 @@ test_drive_faster_than_writer (void)
   g_assert_false (p.pacing);
 }
 
+/* up to n quarter-second samples of one file's writer, at_risk_mib at risk:
+ * in sample i the writer dirtied dirtied (i) MiB more and the drive was busy
+ * busy (i) ms more; whether one of them called for pacing */
+static gboolean
+quarter_samples (guint n, guint64 at_risk_mib, guint64 (*dirtied) (guint), guint64 (*busy) (guint))
+{
+  VsmPace p = { 0 };
+  guint64 mib = 0, busy_ms = 0;
+  gint64 t = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      VsmDirtyInfo s;
+      VsmDiskStat st;
+
+      mib += dirtied (i);
+      busy_ms += busy (i);
+      t += G_USEC_PER_SEC / 4;
+      s = sample (at_risk_mib, mib, 2);
+      st = disk (busy_ms);
+      if (vsm_pace_feed (&p, &s, &st, t, CAP))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static guint64
+steady_writer (guint i)
+{
+  return 10;
+}
+
+static guint64
+always_busy (guint i)
+{
+  return 250;
+}
+
+/* a quarter reads nearly idle in every second */
+static guint64
+idle_quarter (guint i)
+{
+  return i % 4 == 2 ? 100 : 250;
+}
+
+/* held in balance_dirty_pages() in samples 2 and 3 of every second */
+static guint64
+held_writer (guint i)
+{
+  return i % 4 < 2 ? 2 : 0;
+}
+
+/* stopped after the second sample */
+static guint64
+stopped_writer (guint i)
+{
+  return i < 2 ? 2 : 0;
+}
+
 /* quarter-second samples of a slow stick between two writeback rounds: one
  * quarter reads nearly idle, the second around it 85 % busy: paced */
 static void
 test_busy_over_a_second (void)
 {
-  VsmPace p = { 0 };
-  guint64 busy = 0;
-  gint64 t = 0;
-  gboolean paced = FALSE;
-
-  for (guint i = 0; i < 16 && !paced; i++)
-    {
-      VsmDirtyInfo s = sample (30, 10 * (i + 1), 2);
-      VsmDiskStat st;
-
-      busy += i % 4 == 2 ? 100 : 250;
-      t += G_USEC_PER_SEC / 4;
-      st = disk (busy);
-      paced = vsm_pace_feed (&p, &s, &st, t, CAP);
-    }
-  g_assert_true (paced);
+  g_assert_true (quarter_samples (16, 30, steady_writer, idle_quarter));
 }
 
 /* quarter-second samples of a writer held at the cap: strict_limit keeps it
@@ -202,36 +246,8 @@ test_busy_over_a_second (void)
 static void
 test_held_writer (void)
 {
-  VsmPace p = { 0 };
-  guint64 dirtied = 0;
-  gint64 t = 0;
-  gboolean paced = FALSE;
-
-  for (guint i = 0; i < 12 && !paced; i++)
-    {
-      VsmDirtyInfo s;
-      VsmDiskStat st = disk ((guint64)(t / 1000) + 250);
-
-      dirtied += i % 4 < 2 ? 2 : 0; /* held in samples 2 and 3 of each second */
-      t += G_USEC_PER_SEC / 4;
-      s = sample (36, dirtied, 2);
-      paced = vsm_pace_feed (&p, &s, &st, t, CAP);
-    }
-  g_assert_true (paced);
-
-  p = (VsmPace){ 0 };
-  paced = FALSE;
-  for (guint i = 0; i < 12 && !paced; i++)
-    {
-      VsmDirtyInfo s;
-      VsmDiskStat st = disk ((guint64)(t / 1000) + 250);
-
-      dirtied += i < 2 ? 2 : 0; /* it stopped after the second sample */
-      t += G_USEC_PER_SEC / 4;
-      s = sample (36, dirtied, 2);
-      paced = vsm_pace_feed (&p, &s, &st, t, CAP);
-    }
-  g_assert_false (paced);
+  g_assert_true (quarter_samples (12, 36, held_writer, always_busy));
+  g_assert_false (quarter_samples (12, 36, stopped_writer, always_busy));
 }
 
 /* without the disk's stat (it could not be read) the drive counts as busy;
