@@ -468,6 +468,18 @@ def setup_of(r):
     return r.get("config") or r["setup"]
 
 
+def notice_of(r):
+    """When the agent said "safe to unplug" in run r: the first change of vfat-smartd's Safe
+    to true half a second or more after cp started (Safe needs that long with nothing newly
+    written, and cp writes from its start: an earlier change is the state before the copy).
+    A change to true says Safe was false before it, whether or not the run saw it go false
+    (a mount's own writes can make it false before cp starts). None when it never came."""
+    for t, safe in r.get("safe_changes") or []:
+        if safe and t >= 0.5:
+            return t
+    return None
+
+
 def plan(runs, fractions, reference):
     """[(run, point, t since cp started, reference setup, its median time to safe)] for
     every timed run."""
@@ -482,9 +494,10 @@ def plan(runs, fractions, reference):
         for r in rs:
             pts = [("t", round(f * d, 3)) for f in fractions]
             pts += [(name, round(r["copy_s"] + dt, 3)) for name, dt in POINTS_AFTER]
-            if r.get("notice_s") is not None:
+            notice = notice_of(r)
+            if notice is not None:
                 # "safe to unplug": whole at the notice, and not yet 0.5 s before it
-                pts += [("notice", r["notice_s"]), ("notice-0.5s", round(r["notice_s"] - 0.5, 3))]
+                pts += [("notice", notice), ("notice-0.5s", round(notice - 0.5, 3))]
             for name, t in pts:
                 out.append((r, name, t, ref, d))
     return out

@@ -205,7 +205,8 @@ class PullReplay(unittest.TestCase):
     def test_notice(self):
         """A run with vfat-smartd's "safe to unplug" moment is also pulled at it and 0.5 s
         before it; the setup is the config's label (a variant is not vfat-smart)"""
-        self.make(stale_c=False, setup="vfat-smart", config="vfat-smart-mds1", notice_s=2.8)
+        self.make(stale_c=False, setup="vfat-smart", config="vfat-smart-mds1",
+                  safe_changes=[[0.3, False], [2.8, True]])
         pulls = self.replay()
         by = {p["point"]: p for p in pulls if p["point"] != "t"}
         self.assertEqual(by["notice"]["t_s"], 2.8)
@@ -215,6 +216,22 @@ class PullReplay(unittest.TestCase):
         self.assertEqual({p["setup"] for p in pulls}, {"vfat-smart-mds1"})
         # the only setup is the reference
         self.assertEqual({p["reference"] for p in pulls}, {"vfat-smart-mds1"})
+
+    def notice_points(self, changes):
+        self.make(stale_c=False, setup="vfat-smart", safe_changes=changes)
+        return {p["point"]: p["t_s"] for p in self.replay() if p["point"].startswith("notice")}
+
+    def test_notice_true_before_cp(self):
+        """a change to true before half a second into the copy is the state before it"""
+        self.assertEqual(self.notice_points([[0.1, True], [0.3, False], [2.8, True]])["notice"], 2.8)
+
+    def test_notice_false_before_cp(self):
+        """Safe went false before cp started (the mount's own writes): its first change to
+        true in the run is the notice"""
+        self.assertEqual(self.notice_points([[2.8, True]])["notice"], 2.8)
+
+    def test_no_notice(self):
+        self.assertEqual(self.notice_points([[0.2, True], [0.4, False]]), {})
 
     def test_fsck_classes(self):
         # lines fsck.fat 4.2 printed for pulls in the lab
