@@ -64,20 +64,28 @@ G_BEGIN_DECLS
  * (vsm_pace_settle()), and then no more than the cap at risk. The daemon
  * samples a writing drive four times a second (vsmd-device-private.h), so
  * the sync that commits what a copy left starts about half a second after
- * cp returned, or once the flusher drained the data below half the cap. A writer held at the cap stalls when a lower cap is applied
- * under it (the learned cap of a first copy): then more than the new cap is
+ * cp returned, or once the flusher drained the data below three quarters of
+ * the cap. A writer held at the cap stalls when a lower cap is applied under
+ * it (the learned cap of a first copy): then more than the new cap is
  * at risk and the stall is not a stop (the lab's daemon check saw a 128 MiB
  * copy's cap go from 38 to 26 MiB; on the lab's 8 MB/s stick the data above
  * the new cap drained for 3 s). */
 #define VSM_PACE_SETTLE_USEC (G_USEC_PER_SEC / 2)
-/* ... but this long while at least VSM_PACE_MIN_FILL of the cap is at risk:
+/* ... but this long while at least VSM_PACE_HELD_FILL of the cap is at risk:
  * strict_limit holds a writer in balance_dirty_pages() while the drive's
  * dirty data is near the cap, for longer than half a second on a slow stick
  * (the lab's 8 MB/s stick: settles in the middle of 128 MiB copies, which
  * were then never paced). Once the writer is done the flusher drains the
- * data to the drive's background threshold, half the cap, in half the cap's
- * seconds at the drive's speed, and the shorter wait applies. */
+ * data to the drive's background threshold, half the cap, and stops there
+ * (the rest waits for its age, 30 s): the shorter wait applies. */
 #define VSM_PACE_SETTLE_HELD_USEC (2 * G_USEC_PER_SEC)
+/* ... the share of the cap above which balance_dirty_pages() may hold a
+ * writer: under strict_limit it runs free below the drive's freerun ceiling,
+ * halfway between the background threshold and the cap (dirty_background_ratio
+ * 10 against dirty_ratio 20: three quarters of the cap). At half the cap,
+ * where the flusher stops, the longer wait made the notice 2.6 s late on the
+ * PNY model after 1000 small files (x-notice-pny32g, 2026-12-05). */
+#define VSM_PACE_HELD_FILL 0.75
 /* While a writer that is not paced (many small files) writes, the metadata
  * the flusher leaves is committed every half of the cap's seconds
  * (vsm_pace_commit_period(), vsm_pace_commit_due()), within these bounds.

@@ -343,6 +343,15 @@ test_settle (void)
   feed_after (&p, &s, CAP, G_USEC_PER_SEC / 2);
   g_assert_true (vsm_pace_settle (&p, &s));
 
+  /* at half the cap, where the flusher stops (its background threshold),
+   * no writer is held: half a second */
+  writer_seen (&p, 19, 300);
+  s = sample (19, 20, 300);
+  feed_after (&p, &s, CAP, G_USEC_PER_SEC / 4);
+  g_assert_false (vsm_pace_settle (&p, &s));
+  feed_after (&p, &s, CAP, G_USEC_PER_SEC / 4);
+  g_assert_true (vsm_pace_settle (&p, &s));
+
   /* the flusher wrote everything before the writer's stop was seen */
   writer_seen (&p, 5, 2);
   for (guint i = 0; i < 2; i++)
