@@ -384,14 +384,13 @@ class SafeMonitor:
 
 
 def notice_of(changes):
-    """When the agent would have said "safe to unplug": the first change of Safe to true
-    after it went false in this run (a copy makes it false at the daemon's next sample),
-    None when it never did."""
-    was_false = False
+    """When the agent would have said "safe to unplug": the first change of Safe to true half
+    a second or more after cp started (Safe needs that long with nothing newly written; an
+    earlier change is the state before the copy; a change to true says it was false before,
+    whether or not this run saw it go false), None when it never did. The pull replay reads
+    the changes by the same rule (bench/lib/pull_replay.py)."""
     for t, safe in changes:
-        if not safe:
-            was_false = True
-        elif was_false:
+        if safe and t >= 0.5:
             return t
     return None
 
