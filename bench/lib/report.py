@@ -85,7 +85,8 @@ def superseded(matrix, groups, key="supersedes"):
     ([{"group": G, "workloads": [W, ...]}]): a rerun of G's W on a newer product or bench
     takes its place in the goals. Only reruns that have results count. With key
     "supersedes_pulls": a newer group's pulls take the place of G's W's in the pull
-    verdicts and README (G's speed stays in the goals)."""
+    verdicts and README (G's speed stays in the goals). A rerun of G (G@STAMP) takes the
+    place of G's older runs either way."""
     have = {g for g, _, runs in groups if runs}
     out = {}
     for g in (matrix or {}).get("groups", []):
@@ -94,6 +95,17 @@ def superseded(matrix, groups, key="supersedes"):
         for old in g.get(key, []):
             for w in old["workloads"]:
                 out[(old["group"], w)] = g["name"]
+    # a rerun of a group (NAME@STAMP: bench/run never writes over a group's results) takes
+    # the place of its older runs in the workloads it ran
+    workloads = {g: {r["workload"] for r in runs} for g, _, runs in groups if runs}
+    versions = {}
+    for g in workloads:
+        versions.setdefault(g.split("@")[0], []).append(g)
+    for names in versions.values():
+        newest = max(names, key=lambda n: n.partition("@")[2])   # the stamps sort by time
+        for g in names:
+            for w in workloads[g] & workloads[newest] if g != newest else ():
+                out.setdefault((g, w), newest)
     # a chain (A by B, B by C): A's newest rerun (a cycle stops where it closes)
     for k, v in out.items():
         seen = {k[0]}

@@ -200,6 +200,19 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| x-n | big1g | vfat-smart | 1.50 (1.50-1.50) | 16.0 (16.0-16.0) | - | - |", md)
         self.assertIn("| x-n | big1g | vfat-smart-mds1 | 0.00 | 16.0 | - | - |", md)
 
+    def test_rerun_supersedes(self):
+        """A rerun (NAME@STAMP) takes the place of the group's older runs, and of what the
+        group itself superseded, in the workloads it ran"""
+        groups = [("g", {}, [run("g", "vfat-smart", 10), run("g", "vfat-smart", 10, workload="photos200x3m")]),
+                  ("g@20261205T125750Z", {}, [run("g", "vfat-smart", 10)]),
+                  ("g@20261204T000000Z", {}, [run("g", "vfat-smart", 10)]),
+                  ("old", {}, [run("old", "vfat-smart", 10)])]
+        matrix = {"groups": [{"name": "g", "supersedes_pulls": [{"group": "old", "workloads": ["big1g"]}]}]}
+        sup = report.superseded(matrix, groups, "supersedes_pulls")
+        self.assertEqual(sup, {("old", "big1g"): "g@20261205T125750Z", ("g", "big1g"): "g@20261205T125750Z",
+                               ("g@20261204T000000Z", "big1g"): "g@20261205T125750Z"})
+        self.assertEqual(report.superseded(matrix, groups), {k: v for k, v in sup.items() if k[0] != "old"})
+
     def test_first_plug(self):
         """vfat-smart's first run in the guest (nothing learned) beside its later runs."""
         write_group(self.raw, "fp", [run("fp", "vfat-smart", 10, run=0, peak_at_risk_bytes=38 * MIB),
