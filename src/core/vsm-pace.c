@@ -100,7 +100,7 @@ vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di)
   if (pace->cap == 0 || pace->writing || !pace->unsettled || at_risk > pace->cap ||
       pace->last_usec - pace->last_writing_usec <
         ((double)at_risk >= VSM_PACE_HELD_FILL * (double)pace->cap ? VSM_PACE_SETTLE_HELD_USEC
-                                                                  : VSM_PACE_SETTLE_USEC))
+                                                                   : VSM_PACE_SETTLE_USEC))
     return FALSE;
   pace->unsettled = FALSE; /* nothing waits: the flusher already wrote it all */
   return di->dirty_bytes + di->writeback_bytes > 0 || di->dirty_inodes > 0;
