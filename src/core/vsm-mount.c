@@ -9,9 +9,13 @@
 #include "vsm-device.h"
 #include "vsm-util.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <libmount.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 void
 vsm_mount_info_free (VsmMountInfo *m)
@@ -77,6 +81,52 @@ vsm_devno_is_on_disk (dev_t devno, const char *disk_syspath)
 {
   g_autoptr (GArray) devnos = disk_devnos (disk_syspath);
   return devnos_contain (devnos, devno);
+}
+
+/* The processes' open files, one fstatat() each and no open but each
+ * process's fd directory: a /proc/PID/fd link has its file's open mode in its
+ * own permission bits (S_IWUSR for write), and a file's st_dev is its file
+ * system's device. Processes that go meanwhile are skipped. */
+gboolean
+vsm_disk_has_open_writers (const char *disk_syspath)
+{
+  g_autoptr (GArray) devnos = disk_devnos (disk_syspath);
+  g_autofree char *proc = vsm_path (VSM_ROOT_PROCFS, ".", NULL);
+  g_autoptr (GDir) dir = NULL;
+  const char *pid;
+  gboolean found = FALSE;
+
+  if (devnos->len == 0 || (dir = g_dir_open (proc, 0, NULL)) == NULL)
+    return FALSE;
+  while (!found && (pid = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *fd_path = NULL;
+      DIR *fds;
+      struct dirent *e;
+      int dfd;
+
+      if (!g_ascii_isdigit (pid[0]))
+        continue;
+      fd_path = g_build_filename (proc, pid, "fd", NULL);
+      dfd = open (fd_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (dfd < 0 || (fds = fdopendir (dfd)) == NULL)
+        {
+          if (dfd >= 0)
+            close (dfd);
+          continue;
+        }
+      while (!found && (e = readdir (fds)) != NULL)
+        {
+          struct stat link, file;
+
+          if (e->d_name[0] == '.' || fstatat (dfd, e->d_name, &link, AT_SYMLINK_NOFOLLOW) != 0 ||
+              (link.st_mode & S_IWUSR) == 0 || fstatat (dfd, e->d_name, &file, 0) != 0)
+            continue;
+          found = devnos_contain (devnos, file.st_dev);
+        }
+      closedir (fds);
+    }
+  return found;
 }
 
 GPtrArray *

@@ -91,6 +91,13 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
 }
 
 gboolean
+vsm_pace_held_by_cap (const VsmDirtyInfo *di, guint64 cap)
+{
+  g_return_val_if_fail (di != NULL, FALSE);
+  return (double)(di->dirty_bytes + di->writeback_bytes) >= VSM_PACE_HELD_FILL * (double)cap;
+}
+
+gboolean
 vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di)
 {
   guint64 at_risk;
@@ -99,8 +106,7 @@ vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di)
   at_risk = di->dirty_bytes + di->writeback_bytes;
   if (pace->cap == 0 || pace->writing || !pace->unsettled || at_risk > pace->cap ||
       pace->last_usec - pace->last_writing_usec <
-        ((double)at_risk >= VSM_PACE_HELD_FILL * (double)pace->cap ? VSM_PACE_SETTLE_HELD_USEC
-                                                                   : VSM_PACE_SETTLE_USEC))
+        (vsm_pace_held_by_cap (di, pace->cap) ? VSM_PACE_SETTLE_HELD_USEC : VSM_PACE_SETTLE_USEC))
     return FALSE;
   pace->unsettled = FALSE; /* nothing waits: the flusher already wrote it all */
   return di->dirty_bytes + di->writeback_bytes > 0 || di->dirty_inodes > 0;

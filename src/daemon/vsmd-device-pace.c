@@ -117,7 +117,8 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
     start_pacing (d, mp[0], VSMD_PACER_PACE);
   else if (!want && d->pacer)
     vsmd_pacer_request_stop (d->pacer); /* Pacing stays TRUE until it ended */
-  else if (settle_here && d->pacer == NULL && at_usec - d->cap_changed >= CAP_CHANGE_HOLD_USEC &&
+  else if (settle_here && d->pacer == NULL &&
+           (at_usec - d->cap_changed >= CAP_CHANGE_HOLD_USEC || !vsm_pace_held_by_cap (di, cap)) &&
            vsm_pace_settle (&d->pace, di))
     start_pacing (d, mp[0], VSMD_PACER_ONCE); /* a paced writer's last round was its settle */
   else if (here && d->pacer == NULL &&
@@ -129,10 +130,25 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
 }
 
 /* Safe within a tick of the moment: a sync that still runs is not done, and
- * the disk's in-flight writes are read only when the figures say safe */
+ * the disk's in-flight writes are read only when the figures say safe. A
+ * writer that paused with everything written (its source stalled) is not
+ * done either: before Safe turns true no process may hold a file of the
+ * drive open for writing (the processes' open files are read then, and at
+ * most once a second while one does) */
 void
 vsmd_device_update_safe (VsmdDevice *d, const VsmDirtyInfo *di)
 {
-  vsm_dbus_device_set_safe (d->skeleton, d->pacer == NULL && vsm_pace_safe (&d->pace, di) &&
-                                           vsm_disk_writes_in_flight (d->bdi) == 0);
+  gboolean safe =
+    d->pacer == NULL && vsm_pace_safe (&d->pace, di) && vsm_disk_writes_in_flight (d->bdi) == 0;
+  gint64 now = g_get_monotonic_time ();
+
+  if (!safe)
+    d->writers_seen = 0;
+  else if (!vsm_dbus_device_get_safe (d->skeleton))
+    {
+      if (d->writers_seen == 0 || now - d->writers_seen >= WRITERS_CHECK_USEC)
+        d->writers_seen = vsm_disk_has_open_writers (d->disk_syspath) ? now : 0;
+      safe = d->writers_seen == 0;
+    }
+  vsm_dbus_device_set_safe (d->skeleton, safe);
 }

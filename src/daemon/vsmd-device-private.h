@@ -23,11 +23,19 @@ G_BEGIN_DECLS
  * vsm-pace.h), once a second while it is mounted or a job runs,
  * every few seconds while it is idle (only to notice the next write) */
 #define TICK_WRITING_MS 250
-/* no settle while an apply runs or this long after the cap changed: a
- * writer held while a lower cap is applied under it is quiet, not done (the
- * lab's exFAT check: the first copy's cap from 38 to 11 MiB, a settle in the
- * middle of a 128 MiB copy, and the file was never paced) */
+/* no settle while an apply runs or this long after the cap changed, while
+ * the cap can hold a writer (vsm_pace_held_by_cap()): a writer held while a
+ * lower cap is applied under it is quiet, not done (the lab's exFAT check:
+ * the first copy's cap from 38 to 11 MiB, a settle in the middle of a 128 MiB
+ * copy, and the file was never paced). Below that the wait served nothing:
+ * the learned cap is applied again at the end of many copies, and
+ * x-notice-pny32g-b's photo trees had "safe to unplug" 3.3-3.7 s after cp
+ * returned, half the cap at risk for 2 s with nothing writing it. */
 #define CAP_CHANGE_HOLD_USEC (2 * G_USEC_PER_SEC)
+/* while a process holds a file of the drive open for writing (a copy whose
+ * source paused: nothing newly written, everything on the drive, and not
+ * done), its open files are read again at most this often */
+#define WRITERS_CHECK_USEC (G_USEC_PER_SEC)
 #define TICK_BUSY_MS 1000
 #define TICK_IDLE_MS 3000
 /* how often the cap in force is compared with the one planned (max_bytes
@@ -79,6 +87,8 @@ struct _VsmdDevice
   guint drift_retries;      /* re-applies for drift that did not hold, this mount */
   VsmPace pace;             /* when to pace (vsm-pace.h) */
   gint64 cap_changed;       /* when the cap in force last changed (monotonic) */
+  gint64 writers_seen;      /* when a process last held a file of the drive open for
+                             * writing while the figures said safe; 0: not since */
   VsmdPacer *pacer;         /* the sync worker while pacing, settling, committing */
   guint commits;            /* metadata commits since the last settle or pacing */
   gboolean pace_off;        /* the worker failed on this mount: not again */

@@ -16,8 +16,11 @@
 #include "vsm-policy.h"
 #include "vsm-util.h"
 
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 typedef struct
@@ -743,12 +746,49 @@ test_bad_intent_refused (Tree *t, gconstpointer data)
   g_assert_error (error, VSM_ERROR, VSM_ERROR_STATE);
 }
 
+/* a writer that paused holds its file open for writing: found on the disk
+ * whose file system holds the file (here the tree's own), not once it
+ * closed it, and not for a reader (the tree's /proc has this process only) */
+static void
+test_open_writers (Tree *t, gconstpointer data)
+{
+  g_autofree char *file = g_build_filename (t->root, "copy.bin", NULL);
+  g_autofree char *disk = g_build_filename (t->root, "sys/devices/fake/block/sdz", NULL);
+  g_autofree char *self = g_strdup_printf ("/proc/%d", (int)getpid ());
+  g_autofree char *link = g_build_filename (t->root, "proc", "4242", NULL);
+  g_autofree char *dev = NULL;
+  struct stat st;
+  int fd;
+
+  g_assert_cmpint (stat (t->root, &st), ==, 0);
+  dev = g_strdup_printf ("%u:%u\n", major (st.st_dev), minor (st.st_dev));
+  put (t, "sys/devices/fake/block/sdz/dev", dev);
+  g_assert_cmpint (symlink (self, link), ==, 0);
+
+  g_assert_false (vsm_disk_has_open_writers (disk));
+  fd = open (file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_true (vsm_disk_has_open_writers (disk));
+  close (fd);
+  g_assert_false (vsm_disk_has_open_writers (disk));
+  fd = open (file, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_false (vsm_disk_has_open_writers (disk));
+  close (fd);
+  /* another disk */
+  fd = open (file, O_RDWR | O_CLOEXEC);
+  put (t, "sys/devices/fake/block/sdz/dev", "259:99\n");
+  g_assert_false (vsm_disk_has_open_writers (disk));
+  close (fd);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 #define ADD(path, fn) g_test_add (path, Tree, NULL, tree_setup, fn, tree_teardown)
   ADD ("/apply/apply-restore", test_apply_restore);
+  ADD ("/apply/open-writers", test_open_writers);
   ADD ("/apply/write-ahead", test_write_ahead);
   ADD ("/apply/interrupted-apply-is-undone", test_interrupted_apply_is_undone);
   ADD ("/apply/failure-keeps-previous", test_failure_keeps_previous);

@@ -343,6 +343,12 @@ test_settle (void)
   feed_after (&p, &s, CAP, G_USEC_PER_SEC / 2);
   g_assert_true (vsm_pace_settle (&p, &s));
 
+  /* strict_limit holds writers from three quarters of the cap on */
+  s = sample (29, 20, 3);
+  g_assert_true (vsm_pace_held_by_cap (&s, CAP));
+  s = sample (28, 20, 3);
+  g_assert_false (vsm_pace_held_by_cap (&s, CAP));
+
   /* at half the cap, where the flusher stops (its background threshold),
    * no writer is held: half a second */
   writer_seen (&p, 19, 300);

@@ -866,6 +866,11 @@ GPtrArray *vsm_mounts_for_disk (const char *disk_syspath);
  * directory, or /sys/block/NAME) or one of its partitions'. */
 gboolean vsm_devno_is_on_disk (dev_t devno, const char *disk_syspath);
 
+/* Whether a process holds a file on the disk at disk_syspath (any of its
+ * file systems) open for writing: a writer that paused, not one that is done
+ * (/proc/PID/fd, see vsm-mount.c). */
+gboolean vsm_disk_has_open_writers (const char *disk_syspath);
+
 /* TRUE when libmount can read every option of optstr (no open quote). */
 gboolean vsm_options_are_valid (const char *optstr);
 
@@ -912,6 +917,10 @@ gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat
  * data was on the drive (bench/notes.md, x-settle-small). Not again until
  * new data is dirtied. */
 gboolean vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di);
+/* Whether a cap of cap bytes can hold a writer with what di has at risk:
+ * strict_limit lets writers run free below three quarters of it
+ * (VSM_PACE_HELD_FILL). */
+gboolean vsm_pace_held_by_cap (const VsmDirtyInfo *di, guint64 cap);
 
 /* After vsm_pace_feed(): TRUE when everything written to the drive is on
  * it, as far as the writeback figures tell (the caller checks that no write
