@@ -1214,12 +1214,14 @@ def notice_verdict(c, where):
     late = sum(1 for p in before if pull_whole(p))
     early = sum(1 for p in at if not pull_whole(p))
     missing = c["reps"] - len(at)
+    during = sum(1 for p in at if p["t_s"] < p["copy_s"])
     ok = at and not early and not late and not missing
     return ("met" if ok else "MISSED",
             "\"safe to unplug\", %s: vfat-smartd's Safe turned true in %d of %d runs within %.0f s of cp's "
-            "return, %s after it (median); a pull at that moment found the copy whole in %d of them (goal: all), "
+            "return%s, %s after it (median); a pull at that moment found the copy whole in %d of them (goal: all), "
             "a pull 0.5 s before it in %d (goal: none, the notice at most 0.5 s late)"
             % (where, len(at), c["reps"], c["after_return_s"],
+               " (%d of them before it, while cp still ran)" % during if during else "",
                "%.2f s" % med([p["t_s"] - p["copy_s"] for p in at]) if at else "-",
                len(at) - early, late))
 

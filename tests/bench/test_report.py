@@ -200,6 +200,19 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| x-n | big1g | vfat-smart | 1.50 (1.50-1.50) | 16.0 (16.0-16.0) | - | - |", md)
         self.assertIn("| x-n | big1g | vfat-smart-mds1 | 0.00 | 16.0 | - | - |", md)
 
+    def test_notice_during_copy(self):
+        """a notice while cp still ran is said as such, and the copy was not whole then"""
+        def p(point, t, whole):
+            return {"point": point, "t_s": t, "copy_s": 10, "files_total": 1, "files_intact": int(whole),
+                    "bytes_written": 10, "bytes_intact": 10 if whole else 5, "progress_lost_s": 0 if whole else 2}
+        c = {"after_return_s": 4, "reps": 2,
+             "pulls": [p("notice", 6.0, False), p("notice-0.5s", 5.5, False),
+                       p("notice", 11.0, True), p("notice-0.5s", 10.5, False)]}
+        status, text = report.notice_verdict(c, "w")
+        self.assertEqual(status, "MISSED")
+        self.assertIn("in 2 of 2 runs within 4 s of cp's return (1 of them before it, while cp still ran)", text)
+        self.assertIn("found the copy whole in 1 of them", text)
+
     def test_rerun_supersedes(self):
         """A rerun (NAME@STAMP) takes the place of the group's older runs, and of what the
         group itself superseded, in the workloads it ran"""
