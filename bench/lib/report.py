@@ -85,8 +85,9 @@ def superseded(matrix, groups, key="supersedes"):
     ([{"group": G, "workloads": [W, ...]}]): a rerun of G's W on a newer product or bench
     takes its place in the goals. Only reruns that have results count. With key
     "supersedes_pulls": a newer group's pulls take the place of G's W's in the pull
-    verdicts and README (G's speed stays in the goals). A rerun of G (G@STAMP) takes the
-    place of G's older runs either way."""
+    verdicts and README (G's speed stays in the goals); "supersedes_notice": a newer group
+    that measured only vfat-smart's "safe to unplug" gives README's notice column for G's W.
+    A rerun of G (G@STAMP) takes the place of G's older runs either way."""
     have = {g for g, _, runs in groups if runs}
     out = {}
     for g in (matrix or {}).get("groups", []):
@@ -136,6 +137,7 @@ def build_summary(groups, command, generated=None, matrix=None, targets=None):
     published numbers of bench/calibration.json) for the calibration."""
     sup = superseded(matrix, groups)
     sup_pulls = superseded(matrix, groups, "supersedes_pulls")
+    sup_notice = superseded(matrix, groups, "supersedes_notice")
     cells = {}
     order = []
     for gname, meta, runs in groups:
@@ -161,6 +163,12 @@ def build_summary(groups, command, generated=None, matrix=None, targets=None):
                     cells[k]["superseded_by"] = sup[(r["group"], r["workload"])]
                 if (r["group"], r["workload"]) in sup_pulls:
                     cells[k]["pulls_superseded_by"] = sup_pulls[(r["group"], r["workload"])]
+                # a newer group that measured only vfat-smart's notice (a rerun of G
+                # inherits what the matrix says of G)
+                notice_by = sup_notice.get((r["group"], r["workload"])) or sup_notice.get(
+                    (r["group"].split("@")[0], r["workload"]))
+                if notice_by and notice_by != r["group"]:
+                    cells[k]["notice_superseded_by"] = notice_by
             c = cells[k]
             # bookkeeping, where the raw data has it: what was measured
             for key, val in (("commit", r.get("commit") or meta.get("commit")),
@@ -1067,13 +1075,18 @@ def readme_lines(summary):
         dom = [st for st, t in pull_verdicts({"cells": [v, u]}) if t.startswith("dominance")]
 
         def notice(c):
+            newer = c.get("notice_superseded_by")
+            if newer:
+                c = next((n for n in summary["cells"] + summary.get("experiments", [])
+                          if n["group"] == newer and n["workload"] == c["workload"]
+                          and n["config"] == c["config"]), c)
             ps = [p for p in c["pulls"] if p["point"] == "notice"]
             if not c.get("after_return_s"):
                 return "-"
             whole = sum(1 for p in ps if pull_whole(p))
-            return "%s; whole in %d of %d copies" % (
+            return "%s; whole in %d of %d copies%s" % (
                 "%.1f s after cp returned" % med([p["t_s"] - p["copy_s"] for p in ps]) if ps else "never",
-                whole, c["reps"])
+                whole, c["reps"], " (%s)" % newer if newer else "")
         rows.append("| %s%s | %s | %s | %s | %s | %s | %s |" % (
             v.get("profile") or v["device"], ", " + v["fs"] if v.get("fs", "vfat") != "vfat" else "", w,
             v["kernel"], at_return(v), at_return(u),

@@ -213,6 +213,38 @@ class ReportTest(unittest.TestCase):
         self.assertIn("in 2 of 2 runs within 4 s of cp's return (1 of them before it, while cp still ran)", text)
         self.assertIn("found the copy whole in 1 of them", text)
 
+    def test_readme_notice_from_newer_group(self):
+        """README's "safe to unplug" column for a group whose notice a newer vfat-smart-only
+        group measured again ("supersedes_notice"): the newer group's, named"""
+        def p(setup, point, t, whole=True):
+            return {"setup": setup, "point": point, "t_s": t, "copy_s": 10, "files_total": 1,
+                    "files_intact": int(whole), "bytes_written": 10, "bytes_intact": 10 if whole else 5,
+                    "progress_lost_s": 0 if whole else 1.5, "progress_lost_files_s": 0, "fsck": "clean",
+                    "reference": "udisks-default", "reference_safe_s": 50}
+        runs = []
+        for i in range(3):
+            runs += [run("g", "vfat-smart", 16, copy=10, run=2 * i, rep=i + 1, after_return_s=4, profile="pny32g"),
+                     run("g", "udisks-default", 50, copy=49, run=2 * i + 1, rep=i + 1, after_return_s=4,
+                         profile="pny32g")]
+        g = write_group(self.raw, "g", runs)
+        with open(os.path.join(g, "pulls.jsonl"), "w") as f:
+            for i in range(3):
+                for q in (p("vfat-smart", "return", 10, False), p("vfat-smart", "notice", 13.0)):
+                    f.write(json.dumps(dict(q, run=2 * i, rep=i + 1)) + "\n")
+                f.write(json.dumps(dict(p("udisks-default", "return", 49), run=2 * i + 1, rep=i + 1)) + "\n")
+        c = write_group(self.raw, "g-c", [run("g-c", "vfat-smart", 16, copy=10, run=i, rep=i + 1,
+                                              after_return_s=4, profile="pny32g") for i in range(3)])
+        with open(os.path.join(c, "pulls.jsonl"), "w") as f:
+            for i in range(3):
+                f.write(json.dumps(dict(p("vfat-smart", "notice", 11.5), run=i, rep=i + 1)) + "\n")
+        with open(os.path.join(self.tmp.name, "matrix.json"), "w") as f:
+            json.dump({"groups": [{"name": "g"}, {"name": "g-c", "supersedes_notice": [
+                {"group": "g", "workloads": ["big1g"]}]}]}, f)
+        summary = report.write_all(self.raw, self.tmp.name, "t", generated="2026-12-05T00:00:00Z")
+        rows = [l for l in report.readme_lines(summary) if l.startswith("| pny32g")]
+        self.assertEqual(len(rows), 1, rows)
+        self.assertTrue(rows[0].endswith("| 1.5 s after cp returned; whole in 3 of 3 copies (g-c) |"), rows[0])
+
     def test_rerun_supersedes(self):
         """A rerun (NAME@STAMP) takes the place of the group's older runs, and of what the
         group itself superseded, in the workloads it ran"""
