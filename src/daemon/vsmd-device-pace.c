@@ -133,8 +133,8 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
  * the disk's in-flight writes are read only when the figures say safe. A
  * writer that paused with everything written (its source stalled) is not
  * done either: before Safe turns true no process may hold a file of the
- * drive open for writing (the processes' open files are read then, and at
- * most once a second while one does) */
+ * drive open for writing (the processes' open files are read then, and
+ * less and less often while one does: WRITERS_CHECK_USEC) */
 void
 vsmd_device_update_safe (VsmdDevice *d, const VsmDirtyInfo *di)
 {
@@ -143,11 +143,19 @@ vsmd_device_update_safe (VsmdDevice *d, const VsmDirtyInfo *di)
   gint64 now = g_get_monotonic_time ();
 
   if (!safe)
-    d->writers_seen = 0;
+    d->writers_seen = d->writers_wait = 0;
   else if (!vsm_dbus_device_get_safe (d->skeleton))
     {
-      if (d->writers_seen == 0 || now - d->writers_seen >= WRITERS_CHECK_USEC)
-        d->writers_seen = vsm_disk_has_open_writers (d->disk_syspath) ? now : 0;
+      if (d->writers_seen == 0 || now - d->writers_seen >= d->writers_wait)
+        {
+          gboolean open = vsm_disk_has_open_writers (d->disk_syspath);
+
+          d->writers_wait = !open ? 0
+                            : d->writers_wait == 0
+                              ? WRITERS_CHECK_USEC
+                              : MIN (2 * d->writers_wait, WRITERS_CHECK_MAX_USEC);
+          d->writers_seen = open ? now : 0;
+        }
       safe = d->writers_seen == 0;
     }
   vsm_dbus_device_set_safe (d->skeleton, safe);

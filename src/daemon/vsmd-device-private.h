@@ -34,8 +34,11 @@ G_BEGIN_DECLS
 #define CAP_CHANGE_HOLD_USEC (2 * G_USEC_PER_SEC)
 /* while a process holds a file of the drive open for writing (a copy whose
  * source paused: nothing newly written, everything on the drive, and not
- * done), its open files are read again at most this often */
+ * done; or an editor that keeps its document open), the processes' open
+ * files are read again after this long, then twice as long each time up to
+ * the maximum (a scan reads every open file of the machine) */
 #define WRITERS_CHECK_USEC (G_USEC_PER_SEC)
+#define WRITERS_CHECK_MAX_USEC (16 * G_USEC_PER_SEC)
 #define TICK_BUSY_MS 1000
 #define TICK_IDLE_MS 3000
 /* how often the cap in force is compared with the one planned (max_bytes
@@ -89,6 +92,7 @@ struct _VsmdDevice
   gint64 cap_changed;       /* when the cap in force last changed (monotonic) */
   gint64 writers_seen;      /* when a process last held a file of the drive open for
                              * writing while the figures said safe; 0: not since */
+  gint64 writers_wait;      /* how long until the next look, while one does */
   VsmdPacer *pacer;         /* the sync worker while pacing, settling, committing */
   guint commits;            /* metadata commits since the last settle or pacing */
   gboolean pace_off;        /* the worker failed on this mount: not again */

@@ -123,7 +123,10 @@ on_tick (gpointer data)
   vsmd_device_update_pacing (d, &di, have_stat ? &st : NULL, now);
   if (g_get_monotonic_time () - d->last_drift_check > DRIFT_CHECK_USEC)
     check_cap_drift (d);
-  if (wrote || (d->mounted && di.per_device && !vsm_dbus_device_get_safe (d->skeleton)))
+  /* quarter-second samples until Safe, but not while only an open file keeps
+   * it false (vsmd_device_update_safe) */
+  if (wrote || (d->mounted && di.per_device && !vsm_dbus_device_get_safe (d->skeleton) &&
+                d->writers_seen == 0))
     vsmd_device_start_ticking (d, TICK_WRITING_MS);
   else
     vsmd_device_start_ticking (d,
