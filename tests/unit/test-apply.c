@@ -4,6 +4,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define _GNU_SOURCE /* memfd_create */
 #include "config.h"
 
 #include "vsm-apply.h"
@@ -19,6 +20,7 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -747,36 +749,38 @@ test_bad_intent_refused (Tree *t, gconstpointer data)
 }
 
 /* a writer that paused holds its file open for writing: found on the disk
- * whose file system holds the file (here the tree's own), not once it
- * closed it, and not for a reader (the tree's /proc has this process only) */
+ * whose file system holds the file, not once it closed it, and not for a
+ * reader (the tree's /proc has this process only; the file is a memfd, on
+ * a file system where nothing else of this process writes, valgrind's own
+ * files included) */
 static void
 test_open_writers (Tree *t, gconstpointer data)
 {
-  g_autofree char *file = g_build_filename (t->root, "copy.bin", NULL);
   g_autofree char *disk = g_build_filename (t->root, "sys/devices/fake/block/sdz", NULL);
   g_autofree char *self = g_strdup_printf ("/proc/%d", (int)getpid ());
   g_autofree char *link = g_build_filename (t->root, "proc", "4242", NULL);
-  g_autofree char *dev = NULL;
+  g_autofree char *dev = NULL, *reopen = NULL;
   struct stat st;
-  int fd;
+  int fd, ro;
 
-  g_assert_cmpint (stat (t->root, &st), ==, 0);
+  fd = memfd_create ("vsm-open-writers", MFD_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (fstat (fd, &st), ==, 0);
   dev = g_strdup_printf ("%u:%u\n", major (st.st_dev), minor (st.st_dev));
   put (t, "sys/devices/fake/block/sdz/dev", dev);
   g_assert_cmpint (symlink (self, link), ==, 0);
 
-  g_assert_false (vsm_disk_has_open_writers (disk));
-  fd = open (file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-  g_assert_cmpint (fd, >=, 0);
   g_assert_true (vsm_disk_has_open_writers (disk));
+  /* the same file open for reading only */
+  reopen = g_strdup_printf ("/proc/self/fd/%d", fd);
+  ro = open (reopen, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (ro, >=, 0);
   close (fd);
   g_assert_false (vsm_disk_has_open_writers (disk));
-  fd = open (file, O_RDONLY | O_CLOEXEC);
-  g_assert_cmpint (fd, >=, 0);
+  close (ro);
   g_assert_false (vsm_disk_has_open_writers (disk));
-  close (fd);
   /* another disk */
-  fd = open (file, O_RDWR | O_CLOEXEC);
+  fd = memfd_create ("vsm-open-writers", MFD_CLOEXEC);
   put (t, "sys/devices/fake/block/sdz/dev", "259:99\n");
   g_assert_false (vsm_disk_has_open_writers (disk));
   close (fd);
