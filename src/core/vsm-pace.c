@@ -108,15 +108,8 @@ vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di)
       pace->last_usec - pace->last_writing_usec <
         (vsm_pace_held_by_cap (di, pace->cap) ? VSM_PACE_SETTLE_HELD_USEC : VSM_PACE_SETTLE_USEC))
     return FALSE;
-  pace->unsettled = FALSE;
-  if (di->dirty_bytes + di->writeback_bytes > 0 || di->dirty_inodes > 0)
-    return TRUE;
-  /* nothing waits: the flusher already wrote it all, as a sync would have
-   * (Safe: a writeback counter's per-CPU residue that shows up later is not
-   * data; Linux 7.2's x-notice-pny32g-7.2 had 64 KiB of it appear after such a
-   * sample, and no notice) */
-  vsm_pace_synced (pace, pace->last_usec);
-  return FALSE;
+  pace->unsettled = FALSE; /* nothing waits: the flusher already wrote it all */
+  return di->dirty_bytes + di->writeback_bytes > 0 || di->dirty_inodes > 0;
 }
 
 gboolean
