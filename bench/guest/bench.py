@@ -383,18 +383,6 @@ class SafeMonitor:
         return out
 
 
-def notice_of(changes):
-    """When the agent would have said "safe to unplug": the first change of Safe to true half
-    a second or more after cp started (Safe needs that long with nothing newly written; an
-    earlier change is the state before the copy; a change to true says it was false before,
-    whether or not this run saw it go false), None when it never did. The pull replay reads
-    the changes by the same rule (bench/lib/pull_replay.py)."""
-    for t, safe in changes:
-        if safe and t >= 0.5:
-            return t
-    return None
-
-
 class Bench:
     def __init__(self, g):
         self.g = g
@@ -619,7 +607,8 @@ class Bench:
         })
         if safe_changes is not None:
             # Safe as vfat-smartd published it (a drive it does not manage: none)
-            res.update({"safe_changes": safe_changes, "notice_s": notice_of(safe_changes)})
+            # the notice is read from them on the host (bench/lib/pull_replay.py, notice_of)
+            res.update({"safe_changes": safe_changes})
         res.update({
             "mb_per_s_safe": round(workload["bytes"] / 1e6 / (t2 - t0), 2),
             "peak_dirty_bytes": series.peak_dirty, "peak_at_risk_bytes": series.peak_risk,

@@ -473,7 +473,9 @@ def notice_of(r):
     to true half a second or more after cp started (Safe needs that long with nothing newly
     written, and cp writes from its start: an earlier change is the state before the copy).
     A change to true says Safe was false before it, whether or not the run saw it go false
-    (a mount's own writes can make it false before cp starts). None when it never came."""
+    (a mount's own writes can make it false before cp starts). None when it never came.
+    The guest records only the changes; an older group's "notice_s" (another rule) is
+    not read."""
     for t, safe in r.get("safe_changes") or []:
         if safe and t >= 0.5:
             return t

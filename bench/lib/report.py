@@ -104,8 +104,8 @@ def superseded(matrix, groups, key="supersedes"):
         versions.setdefault(g.split("@")[0], []).append(g)
     for names in versions.values():
         newest = max(names, key=lambda n: n.partition("@")[2])   # the stamps sort by time
-        for g in names:
-            for w in workloads[g] & workloads[newest] if g != newest else ():
+        for g in set(names) - {newest}:
+            for w in workloads[g] & workloads[newest]:
                 out.setdefault((g, w), newest)
     # a chain (A by B, B by C): A's newest rerun (a cycle stops where it closes)
     for k, v in out.items():

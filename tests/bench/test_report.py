@@ -160,8 +160,8 @@ class ReportTest(unittest.TestCase):
                     "progress_lost_s": 0 if whole else 1.5, "progress_lost_files_s": 0 if whole else 1.5,
                     "fsck": "clean", "reference": "udisks-default", "reference_safe_s": 50, "copy_s": copy}
         runs = [run("x-n", "udisks-default", 50, copy=49, run=0, after_return_s=4),
-                run("x-n", "vfat-smart", 16, copy=10, run=1, rep=1, after_return_s=4, notice_s=11.2),
-                run("x-n", "vfat-smart", 16, copy=10, run=2, rep=2, after_return_s=4, notice_s=12.5),
+                run("x-n", "vfat-smart", 16, copy=10, run=1, rep=1, after_return_s=4),
+                run("x-n", "vfat-smart", 16, copy=10, run=2, rep=2, after_return_s=4),
                 run("x-n", "vfat-smart", 16, copy=10, run=3, rep=1, after_return_s=4, config="vfat-smart-mds1")]
         pulls = [pull(0, "udisks-default", "return", 49, True, copy=49),
                  pull(1, "vfat-smart", "return", 10, False), pull(1, "vfat-smart", "notice", 11.2, True),
