@@ -82,9 +82,11 @@ G_BEGIN_DECLS
 /* ... the share of the cap above which balance_dirty_pages() may hold a
  * writer: under strict_limit it runs free below the drive's freerun ceiling,
  * halfway between the background threshold and the cap (dirty_background_ratio
- * 10 against dirty_ratio 20: three quarters of the cap). At half the cap,
- * where the flusher stops, the longer wait made the notice 2.6 s late on the
- * PNY model after 1000 small files (x-notice-pny32g, 2026-12-05). */
+ * 10 against dirty_ratio 20: three quarters of the cap). With the longer wait
+ * from half the cap, where the flusher stops, the notice came 3.4-3.6 s after
+ * cp returned in two of three copies of 1000 small files on the PNY model,
+ * about half the cap at risk and nothing written for 1.6 s (x-notice-pny32g's
+ * rerun, bench/EXPERIMENTS.md). */
 #define VSM_PACE_HELD_FILL 0.75
 /* While a writer that is not paced (many small files) writes, the metadata
  * the flusher leaves is committed every half of the cap's seconds

@@ -148,13 +148,14 @@ vsmd_device_update_safe (VsmdDevice *d, const VsmDirtyInfo *di)
     {
       if (d->writers_seen == 0 || now - d->writers_seen >= d->writers_wait)
         {
-          gboolean open = vsm_disk_has_open_writers (d->disk_syspath);
-
-          d->writers_wait = !open ? 0
-                            : d->writers_wait == 0
-                              ? WRITERS_CHECK_USEC
-                              : MIN (2 * d->writers_wait, WRITERS_CHECK_MAX_USEC);
-          d->writers_seen = open ? now : 0;
+          if (vsm_disk_has_open_writers (d->disk_syspath))
+            {
+              d->writers_wait =
+                CLAMP (2 * d->writers_wait, WRITERS_CHECK_USEC, WRITERS_CHECK_MAX_USEC);
+              d->writers_seen = now;
+            }
+          else
+            d->writers_seen = d->writers_wait = 0;
         }
       safe = d->writers_seen == 0;
     }

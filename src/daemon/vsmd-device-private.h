@@ -27,10 +27,11 @@ G_BEGIN_DECLS
  * the cap can hold a writer (vsm_pace_held_by_cap()): a writer held while a
  * lower cap is applied under it is quiet, not done (the lab's exFAT check:
  * the first copy's cap from 38 to 11 MiB, a settle in the middle of a 128 MiB
- * copy, and the file was never paced). Below that the wait served nothing:
- * the learned cap is applied again at the end of many copies, and
- * x-notice-pny32g-b's photo trees had "safe to unplug" 3.3-3.7 s after cp
- * returned, half the cap at risk for 2 s with nothing writing it. */
+ * copy, and the file was never paced). Below that the wait serves nothing,
+ * and the learned cap is applied again at the end of many copies (it moved
+ * by up to a fifth from copy to copy): most likely why x-notice-pny32g-b's photo
+ * trees had "safe to unplug" 3.3-3.7 s after cp returned, with 12 MiB at risk
+ * and nothing written for 2 s (the daemon's log was not kept). */
 #define CAP_CHANGE_HOLD_USEC (2 * G_USEC_PER_SEC)
 /* while a process holds a file of the drive open for writing (a copy whose
  * source paused: nothing newly written, everything on the drive, and not

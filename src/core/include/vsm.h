@@ -906,7 +906,8 @@ gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat
 
 /* After vsm_pace_feed(): TRUE once when the writer has stopped (nothing
  * newly dirtied for VSM_PACE_SETTLE_USEC, or VSM_PACE_SETTLE_HELD_USEC
- * while half the cap or more is at risk, after a sample that saw some,
+ * while the cap can hold a writer (vsm_pace_held_by_cap()), after a sample
+ * that saw some,
  * a cap, and no more than the cap at risk) and data of the drive is still
  * at risk or an inode waits (its directory entry, the FAT blocks): then
  * one sync of the file system commits what
