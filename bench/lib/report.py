@@ -1087,14 +1087,16 @@ def readme_lines(summary):
             return "%s; whole in %d of %d copies%s" % (
                 "%.1f s after cp returned" % med([p["t_s"] - p["copy_s"] for p in ps]) if ps else "never",
                 whole, c["reps"], " (%s)" % newer if newer else "")
-        rows.append("| %s%s | %s | %s | %s | %s | %s | %s |" % (
+        rows.append(((v.get("profile") or v["device"], v.get("fs", "vfat") != "vfat",
+                      tuple(int(x) for x in v["kernel"].split(".")), w),
+                     "| %s%s | %s | %s | %s | %s | %s | %s |" % (
             v.get("profile") or v["device"], ", " + v["fs"] if v.get("fs", "vfat") != "vfat" else "", w,
             v["kernel"], at_return(v), at_return(u),
-            ("yes" if dom[0] == "met" else "no") if dom else "-", notice(v)))
+            ("yes" if dom[0] == "met" else "no") if dom else "-", notice(v))))
     if rows:
         L += ["| drive model | workload | Linux | a pull when cp returns loses, vfat-smart | udisks' default "
               "| vfat-smart lost no more than udisks' default at every moment | \"safe to unplug\" (median) |",
-              "| --- | --- | --- | --- | --- | --- | --- |"] + rows
+              "| --- | --- | --- | --- | --- | --- | --- |"] + [r for _, r in sorted(rows)]
         L.append("")
         L.append("A loss is in seconds of the copy's own progress; the goal is at most 1 s. \"Safe to "
                  "unplug\" is when vfat-smartd said so (the agent's notice), measured where the drive was left "
