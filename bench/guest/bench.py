@@ -714,6 +714,7 @@ class Bench:
 
     def run(self):
         g = self.g
+        daemon_log_to_out()
         sh("bash", "-c", ". /run/lab/lib.sh; lab_polkit_allow_user")
         self.set_ignore(True)
         self.plug()
@@ -1013,14 +1014,16 @@ def internal_release(self, orig):
 
 
 def daemon_log_to_out():
-    """vfat-smartd's messages into $LAB_OUT/vfat-smartd.log (as check-lib.sh's
-    daemon_log_to_lab_out: the D-Bus activation goes through a wrapper that appends)."""
+    """vfat-smartd's messages into $LAB_OUT/vfat-smartd.log, kept with the group's raw
+    results (as check-lib.sh's daemon_log_to_lab_out: the D-Bus activation goes through a
+    wrapper that appends), its debug lines too: why Safe is false, when that changes."""
     svc = "/usr/share/dbus-1/system-services/org.vfatsmart.VfatSmart1.service"
     out = os.environ.get("LAB_OUT", "/run/lab/out")
     if not os.path.exists(svc):
         return
     with open("/usr/local/sbin/vfat-smartd-logged", "w") as f:
-        f.write('#!/bin/sh\nexec %s "$@" 2>> %s/vfat-smartd.log\n' % (DAEMON, out))
+        f.write('#!/bin/sh\nG_MESSAGES_DEBUG=vfat-smart exec %s "$@" 2>> %s/vfat-smartd.log\n'
+                % (DAEMON, out))
     os.chmod("/usr/local/sbin/vfat-smartd-logged", 0o755)
     text = read(svc)
     with open(svc, "w") as f:
@@ -1031,7 +1034,6 @@ def daemon_log_to_out():
 
 def run_internal(self):
     g = self.g
-    daemon_log_to_out()
     self.idev = Device(INTERNAL_SERIAL)
     log("internal disk %s" % self.idev.disk)
     os.makedirs(INTERNAL_MP, exist_ok=True)

@@ -58,11 +58,13 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
   g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
   if (!di->valid || !di->per_device || !di->has_inodes)
     {
-      *pace = (VsmPace){ 0 };
+      *pace = (VsmPace){ .cap_changed_usec = pace->cap_changed_usec };
       return FALSE;
     }
   /* without a cap (Linux < 6.2, where flush stays) never paced and never
    * settled, but the writer is followed: Safe waits for it */
+  if (pace->have_last && cap != pace->cap)
+    pace->cap_changed_usec = at_usec;
   writing = pace->have_last && di->dirtied_bytes > pace->last_dirtied;
   pace->writing = writing;
   if (writing)
@@ -90,6 +92,23 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
   return pace->pacing;
 }
 
+void
+vsm_pace_cap_changed (VsmPace *pace, gint64 at_usec)
+{
+  g_return_if_fail (pace != NULL);
+  pace->cap_changed_usec = at_usec;
+}
+
+void
+vsm_pace_restart (VsmPace *pace, const VsmDirtyInfo *di, gint64 at_usec, gboolean failed)
+{
+  g_return_if_fail (pace != NULL && di != NULL);
+  *pace = (VsmPace){ .cap_changed_usec = pace->cap_changed_usec };
+  pace->unsettled = !failed && di->dirty_bytes + di->writeback_bytes > di->error_bytes;
+  if (pace->unsettled)
+    pace->last_writing_usec = at_usec;
+}
+
 gboolean
 vsm_pace_held_by_cap (const VsmDirtyInfo *di, guint64 cap)
 {
@@ -101,31 +120,45 @@ gboolean
 vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di)
 {
   guint64 at_risk;
+  gboolean held;
 
   g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
   at_risk = di->dirty_bytes + di->writeback_bytes;
+  held = vsm_pace_held_by_cap (di, pace->cap);
   if (pace->cap == 0 || pace->writing || !pace->unsettled || at_risk > pace->cap ||
       pace->last_usec - pace->last_writing_usec <
-        (vsm_pace_held_by_cap (di, pace->cap) ? VSM_PACE_SETTLE_HELD_USEC : VSM_PACE_SETTLE_USEC))
+        (held ? VSM_PACE_SETTLE_HELD_USEC : VSM_PACE_SETTLE_USEC) ||
+      (held && pace->cap_changed_usec != 0 &&
+       pace->last_usec - pace->cap_changed_usec < VSM_PACE_CAP_CHANGE_HOLD_USEC))
     return FALSE;
   pace->unsettled = FALSE; /* nothing waits: the flusher already wrote it all */
   return di->dirty_bytes + di->writeback_bytes > 0 || di->dirty_inodes > 0;
 }
 
+const char *
+vsm_pace_not_safe (const VsmPace *pace, const VsmDirtyInfo *di)
+{
+  g_return_val_if_fail (pace != NULL && di != NULL, "no figures");
+  if (!di->valid || !di->per_device || !di->has_inodes)
+    return "no per-device figures";
+  if (pace->writing)
+    return "writing";
+  if (pace->last_writing_usec != 0 &&
+      pace->last_usec - pace->last_writing_usec < VSM_PACE_SETTLE_USEC)
+    return "written just now";
+  if (di->dirty_bytes + di->writeback_bytes == 0 && di->dirty_inodes == 0)
+    return NULL; /* clean */
+  if (pace->synced_usec <= pace->last_writing_usec)
+    return "data or an inode waits, no sync since the last write";
+  if (di->dirty_bytes > di->error_bytes || di->writeback_bytes > di->error_bytes)
+    return "data at risk after the last sync";
+  return NULL; /* synced, the rest within the counters' error */
+}
+
 gboolean
 vsm_pace_safe (const VsmPace *pace, const VsmDirtyInfo *di)
 {
-  gboolean clean, synced;
-
-  g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
-  if (!di->valid || !di->per_device || !di->has_inodes || pace->writing ||
-      (pace->last_writing_usec != 0 &&
-       pace->last_usec - pace->last_writing_usec < VSM_PACE_SETTLE_USEC))
-    return FALSE;
-  clean = di->dirty_bytes + di->writeback_bytes == 0 && di->dirty_inodes == 0;
-  synced = pace->synced_usec > pace->last_writing_usec && di->dirty_bytes <= di->error_bytes &&
-           di->writeback_bytes <= di->error_bytes;
-  return clean || synced;
+  return vsm_pace_not_safe (pace, di) == NULL;
 }
 
 void

@@ -88,6 +88,17 @@ G_BEGIN_DECLS
  * about half the cap at risk and nothing written for 1.6 s (x-notice-pny32g's
  * rerun, bench/EXPERIMENTS.md). */
 #define VSM_PACE_HELD_FILL 0.75
+/* ... and no settle this long after the cap changed (vsm_pace_feed() sees it,
+ * vsm_pace_cap_changed() while an apply runs) while the cap can hold a
+ * writer: a writer held while a lower cap is applied under it is quiet, not
+ * done (the lab's exFAT check: the first copy's cap from 38 to 11 MiB, a
+ * settle in the middle of a 128 MiB copy, and the file was never paced).
+ * Below that the wait serves nothing, and the learned cap is applied again
+ * at the end of many copies (it moved by up to a fifth from copy to copy):
+ * most likely why x-notice-pny32g-b's photo trees had "safe to unplug"
+ * 3.3-3.7 s after cp returned, with 12 MiB at risk and nothing written for
+ * 2 s (the daemon's log was not kept). */
+#define VSM_PACE_CAP_CHANGE_HOLD_USEC (2 * G_USEC_PER_SEC)
 /* While a writer that is not paced (many small files) writes, the metadata
  * the flusher leaves is committed every half of the cap's seconds
  * (vsm_pace_commit_period(), vsm_pace_commit_due()), within these bounds.

@@ -72,8 +72,8 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
   guint64 cap = vsm_dbus_device_get_cap_bytes (d->skeleton);
   gboolean here, settle_here, want;
 
-  if (d->applying || (d->pace.have_last && cap != d->pace.cap))
-    d->cap_changed = at_usec;
+  if (d->applying)
+    vsm_pace_cap_changed (&d->pace, at_usec);
   want = vsm_pace_feed (&d->pace, di, st, at_usec, cap);
 
   if (d->pacer && !vsmd_pacer_is_running (d->pacer))
@@ -85,17 +85,8 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
       d->pace_off = vsmd_pacer_failed (d->pacer);
       if (vsmd_pacer_get_job (d->pacer) != VSMD_PACER_COMMIT || d->pace_off)
         {
-          d->pace = (VsmPace){ 0 };
+          vsm_pace_restart (&d->pace, di, at_usec, d->pace_off);
           want = FALSE;
-          /* pacing asked to stop while cp still wrote (the drive's busy share
-           * fell) leaves what was dirtied during its last round: settle that
-           * once the samples saw the writer quiet for the settle's time, as
-           * if it had just written (the lab saw 4 MiB wait 4 s and more after
-           * cp returned, with nothing left to write it) */
-          d->pace.unsettled =
-            !d->pace_off && di->dirty_bytes + di->writeback_bytes > di->error_bytes;
-          if (d->pace.unsettled)
-            d->pace.last_writing_usec = at_usec;
         }
       /* what was written before its last sync began is on the drive, the
        * directory entries too (Safe) */
@@ -117,9 +108,7 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
     start_pacing (d, mp[0], VSMD_PACER_PACE);
   else if (!want && d->pacer)
     vsmd_pacer_request_stop (d->pacer); /* Pacing stays TRUE until it ended */
-  else if (settle_here && d->pacer == NULL &&
-           (at_usec - d->cap_changed >= CAP_CHANGE_HOLD_USEC || !vsm_pace_held_by_cap (di, cap)) &&
-           vsm_pace_settle (&d->pace, di))
+  else if (settle_here && d->pacer == NULL && vsm_pace_settle (&d->pace, di))
     start_pacing (d, mp[0], VSMD_PACER_ONCE); /* a paced writer's last round was its settle */
   else if (here && d->pacer == NULL &&
            vsm_pace_commit_due (
@@ -134,15 +123,18 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
  * writer that paused with everything written (its source stalled) is not
  * done either: before Safe turns true no process may hold a file of the
  * drive open for writing (the processes' open files are read then, and
- * less and less often while one does: WRITERS_CHECK_USEC) */
+ * less and less often while one does: WRITERS_CHECK_USEC). Why it is
+ * false goes to the debug log when the reason changes
+ * (G_MESSAGES_DEBUG=vfat-smart), with the figures that said so. */
 void
 vsmd_device_update_safe (VsmdDevice *d, const VsmDirtyInfo *di)
 {
-  gboolean safe =
-    d->pacer == NULL && vsm_pace_safe (&d->pace, di) && vsm_disk_writes_in_flight (d->bdi) == 0;
+  const char *why = d->pacer ? "a sync runs" : vsm_pace_not_safe (&d->pace, di);
   gint64 now = g_get_monotonic_time ();
 
-  if (!safe)
+  if (why == NULL && vsm_disk_writes_in_flight (d->bdi) != 0)
+    why = "writes in flight";
+  if (why != NULL)
     d->writers_seen = d->writers_wait = 0;
   else if (!vsm_dbus_device_get_safe (d->skeleton))
     {
@@ -157,7 +149,14 @@ vsmd_device_update_safe (VsmdDevice *d, const VsmDirtyInfo *di)
           else
             d->writers_seen = d->writers_wait = 0;
         }
-      safe = d->writers_seen == 0;
+      if (d->writers_seen != 0)
+        why = "a file is open for writing";
     }
-  vsm_dbus_device_set_safe (d->skeleton, safe);
+  if (why != d->unsafe_why)
+    g_debug ("%s: %s%s (dirty %" G_GUINT64_FORMAT ", writeback %" G_GUINT64_FORMAT
+             ", error %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " inodes)",
+             d->bdi, why ? "not safe: " : "safe", why ? why : "", di->dirty_bytes,
+             di->writeback_bytes, di->error_bytes, (guint64)di->dirty_inodes);
+  d->unsafe_why = why;
+  vsm_dbus_device_set_safe (d->skeleton, why == NULL);
 }

@@ -23,16 +23,6 @@ G_BEGIN_DECLS
  * vsm-pace.h), once a second while it is mounted or a job runs,
  * every few seconds while it is idle (only to notice the next write) */
 #define TICK_WRITING_MS 250
-/* no settle while an apply runs or this long after the cap changed, while
- * the cap can hold a writer (vsm_pace_held_by_cap()): a writer held while a
- * lower cap is applied under it is quiet, not done (the lab's exFAT check:
- * the first copy's cap from 38 to 11 MiB, a settle in the middle of a 128 MiB
- * copy, and the file was never paced). Below that the wait serves nothing,
- * and the learned cap is applied again at the end of many copies (it moved
- * by up to a fifth from copy to copy): most likely why x-notice-pny32g-b's photo
- * trees had "safe to unplug" 3.3-3.7 s after cp returned, with 12 MiB at risk
- * and nothing written for 2 s (the daemon's log was not kept). */
-#define CAP_CHANGE_HOLD_USEC (2 * G_USEC_PER_SEC)
 /* while a process holds a file of the drive open for writing (a copy whose
  * source paused: nothing newly written, everything on the drive, and not
  * done; or an editor that keeps its document open), the processes' open
@@ -90,10 +80,10 @@ struct _VsmdDevice
   gboolean uses_global;     /* the record holds the vm.* knobs */
   guint drift_retries;      /* re-applies for drift that did not hold, this mount */
   VsmPace pace;             /* when to pace (vsm-pace.h) */
-  gint64 cap_changed;       /* when the cap in force last changed (monotonic) */
   gint64 writers_seen;      /* when a process last held a file of the drive open for
                              * writing while the figures said safe; 0: not since */
   gint64 writers_wait;      /* how long until the next look, while one does */
+  const char *unsafe_why;   /* why Safe is false (static text), for the debug log */
   VsmdPacer *pacer;         /* the sync worker while pacing, settling, committing */
   guint commits;            /* metadata commits since the last settle or pacing */
   gboolean pace_off;        /* the worker failed on this mount: not again */

@@ -423,6 +423,57 @@ test_stall_is_not_a_stop (void)
   g_assert_true (feed (&p, &s, 26 * MIB));
 }
 
+/* a writer held at the cap is quiet while a lower cap is applied under it:
+ * no settle for two seconds after the cap changed (a change the samples saw,
+ * or an apply in flight) while what is at risk can hold a writer; below
+ * that, the change does not wait. A restarted pace keeps the change. */
+static void
+test_cap_change (void)
+{
+  const gint64 second = G_USEC_PER_SEC;
+  VsmPace p = { 0 };
+  VsmDirtyInfo s;
+  gint64 at;
+
+  writer_seen (&p, 30, 300);
+  s = sample (22, 20, 300); /* the cap from 38 to 26 MiB: 22 MiB can hold a writer */
+  feed_after (&p, &s, 26 * MIB, second);
+  g_assert_cmpint (p.cap_changed_usec, ==, p.last_usec);
+  g_assert_false (vsm_pace_settle (&p, &s));
+  feed_after (&p, &s, 26 * MIB, second * 3 / 2); /* 2.5 s quiet, the change 1.5 s ago */
+  g_assert_false (vsm_pace_settle (&p, &s));
+  feed_after (&p, &s, 26 * MIB, second / 2);
+  g_assert_true (vsm_pace_settle (&p, &s));
+
+  writer_seen (&p, 10, 300);
+  s = sample (10, 20, 300); /* 10 MiB cannot hold a writer: half a second */
+  feed_after (&p, &s, 26 * MIB, second / 2);
+  g_assert_true (vsm_pace_settle (&p, &s));
+
+  writer_seen (&p, 30, 300);
+  s = sample (30, 20, 300); /* an apply runs as the samples see the writer quiet */
+  at = p.last_usec + second * 5 / 2;
+  vsm_pace_cap_changed (&p, at);
+  feed_after (&p, &s, CAP, second * 5 / 2);
+  g_assert_false (vsm_pace_settle (&p, &s));
+  feed_after (&p, &s, CAP, second * 2);
+  g_assert_true (vsm_pace_settle (&p, &s));
+
+  /* the worker ended: a fresh start that keeps the change, and what is
+   * still at risk waits for a settle unless the worker failed */
+  vsm_pace_restart (&p, &s, at + second, FALSE);
+  g_assert_cmpint (p.cap_changed_usec, ==, at);
+  g_assert_false (p.have_last);
+  g_assert_true (p.unsettled);
+  g_assert_cmpint (p.last_writing_usec, ==, at + second);
+  vsm_pace_restart (&p, &s, at + second, TRUE);
+  g_assert_false (p.unsettled);
+  s = sample (0, 20, 0);
+  vsm_pace_restart (&p, &s, at + second, FALSE);
+  g_assert_false (p.unsettled);
+  g_assert_cmpint (p.cap_changed_usec, ==, at);
+}
+
 /* many small files: their metadata committed every period while they are
  * written, not while a big writer is paced, not once the writer stopped */
 static void
@@ -485,13 +536,17 @@ test_safe (void)
   g_assert_true (vsm_pace_safe (&p, &s));
   s = sample (20, 30, 40); /* a copy */
   feed (&p, &s, CAP);
-  g_assert_false (vsm_pace_safe (&p, &s));
+  g_assert_cmpstr (vsm_pace_not_safe (&p, &s), ==, "writing");
   s = sample (0, 40, 0); /* written out as it is dirtied: still writing */
   feed_after (&p, &s, CAP, G_USEC_PER_SEC / 4);
   g_assert_false (vsm_pace_safe (&p, &s));
+  s = sample (0, 40, 0);
+  feed_after (&p, &s, CAP, G_USEC_PER_SEC / 4);
+  g_assert_cmpstr (vsm_pace_not_safe (&p, &s), ==, "written just now");
   s = sample (0, 40, 2); /* stopped; two directory entries wait */
   feed_after (&p, &s, CAP, G_USEC_PER_SEC);
-  g_assert_false (vsm_pace_safe (&p, &s));
+  g_assert_cmpstr (vsm_pace_not_safe (&p, &s), ==,
+                   "data or an inode waits, no sync since the last write");
   s = sample (0, 40, 0);
   feed_after (&p, &s, CAP, G_USEC_PER_SEC / 4);
   g_assert_true (vsm_pace_safe (&p, &s));
@@ -512,8 +567,9 @@ test_safe (void)
   s.dirty_bytes = 64 * 1024;
   s.writeback_bytes = 64 * 1024;
   g_assert_true (vsm_pace_safe (&p, &s));
+  g_assert_null (vsm_pace_not_safe (&p, &s));
   s.dirty_bytes = 4 * MIB; /* beyond it: dirty data */
-  g_assert_false (vsm_pace_safe (&p, &s));
+  g_assert_cmpstr (vsm_pace_not_safe (&p, &s), ==, "data at risk after the last sync");
   /* the residue without a sync after the last write: not safe */
   s.dirty_bytes = 64 * 1024;
   s = sample (0, 60, 2);
@@ -526,7 +582,7 @@ test_safe (void)
   g_assert_false (vsm_pace_safe (&p, &s));
   s = sample (0, 40, 0);
   s.per_device = FALSE;
-  g_assert_false (vsm_pace_safe (&p, &s));
+  g_assert_cmpstr (vsm_pace_not_safe (&p, &s), ==, "no per-device figures");
 }
 
 /* the commit period: half the cap's seconds, within its bounds */
@@ -559,6 +615,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pace/commit-period", test_commit_period);
   g_test_add_func ("/pace/safe", test_safe);
   g_test_add_func ("/pace/stall-is-not-a-stop", test_stall_is_not_a_stop);
+  g_test_add_func ("/pace/cap-change", test_cap_change);
   g_test_add_func ("/pace/commit", test_commit);
   return g_test_run ();
 }

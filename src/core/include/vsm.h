@@ -894,6 +894,7 @@ typedef struct
   gint64 synced_usec;      /* when the last whole sync of the file system that
                             * completed began (vsm_pace_synced()); 0: none */
   guint64 cap;             /* the cap at the last sample */
+  gint64 cap_changed_usec; /* when the cap last changed or an apply ran; 0: never */
 } VsmPace;
 
 /* One sample of the drive (per-device figures only: without debugfs there
@@ -904,11 +905,25 @@ typedef struct
 gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat,
                         gint64 at_usec, guint64 cap);
 
+/* An apply of the drive's limits runs at at_usec: the cap may change under
+ * a writer (vsm_pace_settle() waits, as after a change vsm_pace_feed() saw). */
+void vsm_pace_cap_changed (VsmPace *pace, gint64 at_usec);
+
+/* The sync worker ended (a pacing run or a settle's sync; failed: it could
+ * not sync, and the mount is not paced again): the samples start afresh and
+ * must agree again before pacing, and what a settle's round dirtied itself
+ * (FAT's buffers) is no writer. What is still at risk in di when it was not
+ * a failure waits for a settle as if written at at_usec: pacing asked to
+ * stop while cp still wrote leaves what was dirtied during its last round
+ * (the lab saw 4 MiB wait 4 s and more after cp returned, with nothing left
+ * to write it). The last cap change is kept. */
+void vsm_pace_restart (VsmPace *pace, const VsmDirtyInfo *di, gint64 at_usec, gboolean failed);
+
 /* After vsm_pace_feed(): TRUE once when the writer has stopped (nothing
  * newly dirtied for VSM_PACE_SETTLE_USEC, or VSM_PACE_SETTLE_HELD_USEC
  * while the cap can hold a writer (vsm_pace_held_by_cap()), after a sample
- * that saw some,
- * a cap, and no more than the cap at risk) and data of the drive is still
+ * that saw some, no cap change within VSM_PACE_CAP_CHANGE_HOLD_USEC while
+ * the cap can hold a writer, a cap, and no more than the cap at risk) and data of the drive is still
  * at risk or an inode waits (its directory entry, the FAT blocks): then
  * one sync of the file system commits what
  * it left. Without it, once the data is below the background threshold,
@@ -938,6 +953,9 @@ gboolean vsm_pace_held_by_cap (const VsmDirtyInfo *di, guint64 cap);
  * 2-CPU guest 64 KiB dirty and 64 KiB under writeback stayed after every
  * copy. FALSE without per-device figures: then nothing tells. */
 gboolean vsm_pace_safe (const VsmPace *pace, const VsmDirtyInfo *di);
+/* Why vsm_pace_safe() says no, in a few words for the log ("writing", "data
+ * at risk", ...), NULL when it says yes. */
+const char *vsm_pace_not_safe (const VsmPace *pace, const VsmDirtyInfo *di);
 
 /* A whole sync of the file system (the settle's, a pacing round's) that
  * began at started_usec completed without error. */
