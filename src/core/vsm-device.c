@@ -765,7 +765,11 @@ device_new (GUdevClient *client, GUdevDevice *udev, const char *const *envp, con
   partitions = vsm_sysfs_disk_partitions (disk.syspath);
   d->n_partitions = partitions->len;
   read_filesystem (d, udev, envp, no_io);
-  if (!d->is_partition && d->fs_uuid == NULL)
+  /* udevd runs a device's event only once its parent's ended, and the
+   * kernel adds a disk before its partitions: at the disk's own "add" no
+   * partition has a database entry yet, nothing to look up */
+  if (!d->is_partition && d->fs_uuid == NULL &&
+      !(envp && g_strcmp0 (g_environ_getenv ((char **)envp, "ACTION"), "add") == 0))
     read_disk_fs (d, client, disk.syspath, partitions);
   /* a partition is never a superfloppy: the disk's table is not read */
   if (!d->is_partition)

@@ -858,6 +858,24 @@ test_identity_without_serial (void)
   g_assert_null (part->disk_fs_uuid);
   g_assert_cmpuint (disk->n_partitions, ==, 1);
   g_assert_cmpuint (part->n_partitions, ==, 1);
+
+  /* the disk's own events: a change names it by its partition's
+   * filesystem; at its "add" the partitions' events have not run (udevd
+   * orders them after the disk's), and they are not looked up */
+  {
+    g_autoptr (GUdevDevice) udisk = g_udev_client_query_by_device_file (client, "/dev/sdc");
+    const char *const change[] = { "ACTION=change", "ID_PART_TABLE_TYPE=dos", NULL };
+    const char *const add[] = { "ACTION=add", "ID_PART_TABLE_TYPE=dos", NULL };
+    g_autoptr (VsmDevice) on_change = vsm_device_new_from_udev (client, udisk, change, NULL, NULL);
+    g_autoptr (VsmDevice) on_add = vsm_device_new_from_udev (client, udisk, add, NULL, NULL);
+
+    g_assert_nonnull (on_change);
+    g_assert_nonnull (on_add);
+    g_assert_cmpstr (on_change->disk_fs_uuid, ==, "55AA-0001");
+    g_assert_cmpstr (on_change->disk_fs_type, ==, "vfat");
+    g_assert_null (on_add->disk_fs_uuid);
+    g_assert_null (on_add->disk_fs_type);
+  }
 }
 
 static void
