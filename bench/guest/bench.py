@@ -60,6 +60,9 @@ from scenario import (Device, Tracer, read, select_fat_module, sh, stick_segment
 
 MIB = 1 << 20
 SERIAL = "HOTPLUG1"
+# the second stick of "two_sticks" groups: guest-run's cold-plugged nbd-stick, of the same
+# profile as the hotplug stick
+STICK_B = "NBDSTICK1"
 DAEMON = "/usr/libexec/vfat-smartd"
 IGNORE_RULE = "/etc/udev/rules.d/60-vsm-bench-ignore.rules"
 ROOT_MP = "/mnt/bench"
@@ -403,7 +406,8 @@ class Bench:
         if on:
             with open(IGNORE_RULE, "w") as f:
                 f.write('# vfat-smart bench: leave the stick to udisks\' defaults\n'
-                        'SUBSYSTEM=="block", ENV{ID_SERIAL_SHORT}=="%s", ENV{VFAT_SMART_IGNORE}="1"\n' % SERIAL)
+                        'SUBSYSTEM=="block", ENV{ID_SERIAL_SHORT}=="%s|%s", ENV{VFAT_SMART_IGNORE}="1"\n'
+                        % (SERIAL, STICK_B))
         elif os.path.exists(IGNORE_RULE):
             os.unlink(IGNORE_RULE)
         sh("udevadm", "control", "--reload")
@@ -493,15 +497,16 @@ class Bench:
             how = "udisksctl+root-unmount"
         return mp, how, opts
 
-    def unmount(self, mp, how):
+    def unmount(self, mp, how, dev=None):
         # the references (mount(8) as root) by labuser through udisks too, so that every
         # setup's "safe" pays the same caller's path: udisksctl's own cost (1.9-5.6 s in
         # the guest with nothing at risk) and runuser with udisks' polkit check of labuser
         # (about 0.6 s more than root's, x-hdd-unmount-path)
+        part = (dev or self.dev).part
         if how in ("udisksctl", "mount+labuser-unmount"):
-            sh("runuser", "-u", "labuser", "--", "udisksctl", "unmount", "-b", self.dev.part)
+            sh("runuser", "-u", "labuser", "--", "udisksctl", "unmount", "-b", part)
         elif how == "udisksctl+root-unmount":
-            sh("udisksctl", "unmount", "-b", self.dev.part)
+            sh("udisksctl", "unmount", "-b", part)
         else:
             sh("umount", mp)
 
@@ -595,7 +600,7 @@ class Bench:
         trace = summarize_trace(events, data_start, {"cp"})
         grain = bio_grain(events, data_start)
         # what the drive did during the unmount: from the copy's return (t1) to the marker
-        device = stick_segment("/run/lab/stick/%s.log" % SERIAL, 2 * idx, 2 * idx + 1, data_start * 512,
+        device = stick_segment("/run/lab/stick/%s.log" % dev.serial, 2 * idx, 2 * idx + 1, data_start * 512,
                                after_s=t1 - t_mark)
         res = self.base(idx, rep, workload, config, warmup, opts, knobs, vm, how)
         res.update({
@@ -681,7 +686,8 @@ class Bench:
                 "workload": workload["name"], "workload_bytes": workload["bytes"],
                 "setup": config["setup"], "config": config["label"], "fat_module": self.fat,
                 "mounted_by": how, "mount_options": opts, "knobs": knobs, "vm_values": vm,
-                "pacer_config": config.get("pacer")}
+                "pacer_config": config.get("pacer"), "stick": self.dev.serial,
+                **({"two_sticks": "alone"} if g.get("two_sticks") else {})}
 
     def emit(self, res):
         line = json.dumps(res, sort_keys=True)
@@ -722,6 +728,8 @@ class Bench:
         y = g.get("yank") or {}
         if g.get("target") == "internal":
             return self.run_internal()
+        if g.get("two_sticks"):
+            return self.run_two_sticks()
         if g.get("order") == "rep-major":
             return self.run_rep_major(y)
         for wi, w in enumerate(g["workloads"]):
@@ -787,6 +795,115 @@ def run_rep_major(self, y):
         reps(rep)
     if self.frag:
         self.frag.kill()
+
+
+def run_two_sticks(self):
+    """Groups with "two_sticks": the hotplug stick (A) and guest-run's cold-plugged
+    nbd-stick (B, the same profile), one setup. Every source in tmpfs at once; a warm-up
+    on each stick (what the daemon learns of a drive it learns on its first copies), then
+    per repetition and workload, in an order rotated per repetition: A alone, B alone, and
+    both copies started together. A run's config says which ("vfat-smart, stick A
+    alone", "vfat-smart, stick B, both at once"); each stick's time to safe is its own
+    copy and unmount from the common start, its peak at risk its own BDI's."""
+    g = self.g
+    c = g["configs"][0]
+    a, b = self.dev, Device(STICK_B)
+    log("second stick %s (%s)" % (b.disk, g["profile"]))
+    srcs = []
+    for w in g["workloads"]:
+        self.load_source_keep(w)
+        srcs.append(w)
+    sticks = [(a, "A"), (b, "B")]
+    for dev, who in sticks:
+        self.dev = dev
+        log("warm-up: %s, %s, stick %s (discarded)" % (srcs[0]["name"], c["label"], who))
+        self.run_one(srcs[0], dict(c, label="%s, stick %s alone" % (c["label"], who)), 0, warmup=True)
+    for rep in range(1, g["reps"] + 1):
+        for w in srcs:
+            for dev, who in rotated(sticks + [(None, "both")], rep):
+                log("rep %d: %s, %s, %s" % (rep, w["name"], c["label"],
+                                            "both sticks at once" if dev is None else "stick %s alone" % who))
+                if dev is None:
+                    self.run_pair_one(w, c, rep, sticks)
+                else:
+                    self.dev = dev
+                    self.run_one(w, dict(c, label="%s, stick %s alone" % (c["label"], who)), rep)
+    self.dev = a
+
+
+def run_pair_one(self, workload, config, rep, sticks):
+    """Both sticks' copies started together (run_two_sticks): each mounted as run_one
+    mounts, each unmounted as soon as its own copy returned."""
+    g = self.g
+    fs = g.get("fs", "vfat")
+    if fs == "vfat":
+        self.fat = select_fat_module(config.get("fat_module", "stock"), self.fat)
+    for k, v in VM[config.get("vm", g["vm"])].items():
+        write("/proc/sys/vm/" + k, v)
+    vm = {k: int(read("/proc/sys/vm/" + k)) for k in
+          ("dirty_bytes", "dirty_background_bytes", "dirty_ratio", "dirty_background_ratio",
+           "dirty_writeback_centisecs", "dirty_expire_centisecs")}
+    runs = []
+    for dev, who in sticks:
+        self.dev = dev
+        self.fresh_fs(config)
+        mp, how, opts = self.mount(config)
+        runs.append({"dev": dev, "who": who, "mp": mp, "how": how, "opts": opts,
+                     "idx": self.run_idx, "data_start": dev.data_start_sector(fs), "pid": None})
+        self.run_idx += 1
+    for r in runs:
+        # FAT in the cache, as run_one has it (after both fresh_fs(): each drops the caches)
+        sh("dd", "if=" + r["dev"].part, "of=/dev/null", "bs=64K",
+           "count=%d" % -(-r["dev"].metadata_bytes(fs) // 65536), "status=none")
+        r["knobs"] = r["dev"].knobs()
+    for r in runs:
+        r["series"] = Series(r["dev"], g.get("sample_s", 0.2), lambda r=r: r["pid"])
+        r["dev"].mark(2 * r["idx"])
+        r["t_mark"] = time.monotonic()
+        r["series"].start()
+    cpu0 = cpu_ticks()
+    t0 = time.monotonic()
+
+    def one(r):
+        cp = subprocess.Popen(["runuser", "-u", "labuser", "--", "cp", "-r", workload["guest_src"],
+                               r["mp"] + "/" + workload["dst"]])
+        for _ in range(200):
+            r["pid"] = proc_pid(cp)
+            if r["pid"]:
+                break
+            time.sleep(0.005)
+        r["rc"] = cp.wait()
+        r["t1"] = time.monotonic()
+        r["at_return"] = sum(r["dev"].dirty())
+        r["series"].stop()
+        self.unmount(r["mp"], r["how"], r["dev"])
+        r["t2"] = time.monotonic()
+
+    threads = [threading.Thread(target=one, args=(r,)) for r in runs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    cpu = cpu_during(cpu0, cpu_ticks(), None)
+    for r in runs:
+        if r.get("rc") != 0:
+            raise SystemExit("bench: cp to stick %s failed (%s)" % (r["who"], r.get("rc")))
+        idx, series = r["idx"], r["series"]
+        r["dev"].mark(2 * idx + 1)
+        device = stick_segment("/run/lab/stick/%s.log" % r["dev"].serial, 2 * idx, 2 * idx + 1,
+                               r["data_start"] * 512, after_s=r["t1"] - r["t_mark"])
+        label = "%s, stick %s, both at once" % (config["label"], r["who"])
+        res = self.base(idx, rep, workload, dict(config, label=label), False, r["opts"], r["knobs"], vm, r["how"])
+        res.update({
+            "copy_s": round(r["t1"] - t0, 3), "umount_s": round(r["t2"] - r["t1"], 3),
+            "safe_s": round(r["t2"] - t0, 3), "t0_after_mark_s": round(t0 - r["t_mark"], 4),
+            "series_t0_s": round(series.t0 - t0, 4), "after_return_s": 0,
+            "mb_per_s_safe": round(workload["bytes"] / 1e6 / (r["t2"] - t0), 2),
+            "peak_dirty_bytes": series.peak_dirty, "peak_at_risk_bytes": series.peak_risk,
+            "at_risk_at_return_bytes": r["at_return"], "drive": device, "series": series.samples,
+            "cpu_copy": cpu, "stick": r["dev"].serial, "two_sticks": "both",
+        })
+        self.emit(res)
 
 
 def load_source_keep(self, w):
@@ -1067,6 +1184,8 @@ Bench.internal_fresh = internal_fresh
 Bench.run_internal_one = run_internal_one
 Bench.internal_release = internal_release
 Bench.run_internal = run_internal
+Bench.run_two_sticks = run_two_sticks
+Bench.run_pair_one = run_pair_one
 
 
 def main():

@@ -159,6 +159,8 @@ def build_summary(groups, command, generated=None, matrix=None, targets=None):
                     "mount_options": r.get("mount_options"), "knobs": r.get("knobs"),
                     "pacer": r.get("pacer_config"), "after_return_s": r.get("after_return_s", 0),
                 }
+                if r.get("two_sticks"):
+                    cells[k]["two_sticks"] = r["two_sticks"]
                 if (r["group"], r["workload"]) in sup:
                     cells[k]["superseded_by"] = sup[(r["group"], r["workload"])]
                 if (r["group"], r["workload"]) in sup_pulls:
@@ -207,8 +209,10 @@ def build_summary(groups, command, generated=None, matrix=None, targets=None):
     for k in order:
         c = cells[k]
         finish_cell(c)
-        # experiment groups (x-*) and experimental setups stay out of the matrix's cells
-        (main if c["setup"] in SETUPS and not c["group"].startswith("x-") else exp).append(c)
+        # experiment groups (x-*), experimental setups and the two-stick runs (their own
+        # section) stay out of the matrix's cells
+        (main if c["setup"] in SETUPS and not c["group"].startswith("x-") and not c.get("two_sticks")
+         else exp).append(c)
     return {
         "generated": generated or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "command": command,
@@ -219,6 +223,7 @@ def build_summary(groups, command, generated=None, matrix=None, targets=None):
         "calibration": calibration(groups, targets or []),
         "calibration_iterations": calibration_iterations(groups),
         "first_plug": first_plug(groups),
+        "two_sticks": two_sticks(groups),
     }
 
 
@@ -228,19 +233,108 @@ def first_plug(groups):
     counts) beside the peaks of its later runs of the same workload (learned)."""
     out = []
     for gname, meta, runs in groups:
-        vs = sorted((r for r in runs if r.get("setup") == "vfat-smart" and not r.get("yank")
-                     and r.get("peak_at_risk_bytes") is not None and r.get("target") != "internal"),
-                    key=lambda r: r.get("run", 0))
-        if len(vs) < 2 or meta.get("calibration"):
-            continue
-        first = vs[0]
-        later = [r["peak_at_risk_bytes"] for r in vs[1:] if r["workload"] == first["workload"]]
-        out.append({"group": gname, "workload": first["workload"], "kernel": first.get("kernel_series"),
-                    "profile": first.get("profile") or first.get("device"), "bw": first.get("bw"),
-                    "first_warmup": bool(first.get("warmup")),
-                    "first_peak_at_risk_bytes": first["peak_at_risk_bytes"],
-                    "learned_peak_at_risk_bytes": later})
+        # per stick where a group copied to two ("stick" in its runs)
+        sticks = sorted({r.get("stick") for r in runs}, key=str)
+        for stick in sticks:
+            e = first_plug_of(gname, meta, [r for r in runs if r.get("stick") == stick])
+            if e:
+                out.append(dict(e, stick=stick) if len(sticks) > 1 else e)
     return out
+
+
+def first_plug_of(gname, meta, runs):
+    vs = sorted((r for r in runs if r.get("setup") == "vfat-smart" and not r.get("yank")
+                 and r.get("peak_at_risk_bytes") is not None and r.get("target") != "internal"),
+                key=lambda r: r.get("run", 0))
+    if len(vs) < 2 or meta.get("calibration"):
+        return None
+    first = vs[0]
+    later = [r["peak_at_risk_bytes"] for r in vs[1:] if r["workload"] == first["workload"]]
+    return {"group": gname, "workload": first["workload"], "kernel": first.get("kernel_series"),
+                    "profile": first.get("profile") or first.get("device"), "bw": first.get("bw"),
+            "first_warmup": bool(first.get("warmup")),
+            "first_peak_at_risk_bytes": first["peak_at_risk_bytes"],
+            "learned_peak_at_risk_bytes": later}
+
+
+# two sticks at once: each stick's time to safe with the other's copy running, over its
+# own alone, at most this (issue 28's goal 5), and its peak at risk within its own cap
+TWO_STICKS_MAX_RATIO = 1.05
+
+
+def busy_share(r):
+    busy = (r.get("drive") or {}).get("busy_s")
+    return busy / r["safe_s"] if busy is not None and r.get("safe_s") else None
+
+
+def two_sticks(groups):
+    """Per group with "two_sticks" runs, workload and stick: its times to safe alone and
+    with the other stick's copy started at the same moment, their ratio of medians, its peak
+    at risk in those against the cap it had when mounted (max_bytes), and the drive's busy
+    share of the time to safe (below CPU_BOUND_BELOW the emulated CPU paced the copy)."""
+    out = []
+    for gname, meta, runs in groups:
+        rs = [r for r in runs if r.get("two_sticks") and not r.get("warmup") and not r.get("yank")]
+        for w in dict.fromkeys(r["workload"] for r in rs):
+            for stick in sorted({r["stick"] for r in rs if r["workload"] == w}):
+                alone = [r for r in rs if (r["workload"], r["stick"], r["two_sticks"]) == (w, stick, "alone")]
+                both = [r for r in rs if (r["workload"], r["stick"], r["two_sticks"]) == (w, stick, "both")]
+                if not alone or not both:
+                    continue
+                e = {"group": gname, "kernel": both[0].get("kernel_series"),
+                     "profile": both[0].get("profile") or both[0].get("device"), "workload": w, "stick": stick,
+                     "setup": both[0]["setup"], "commits": sorted({r.get("commit") for r in rs if r.get("commit")}),
+                     "alone_safe_s": [r["safe_s"] for r in alone], "both_safe_s": [r["safe_s"] for r in both],
+                     "both_copy_s": [r["copy_s"] for r in both],
+                     "both_peak_at_risk_bytes": [r["peak_at_risk_bytes"] for r in both],
+                     "both_cap_bytes": [(r.get("knobs") or {}).get("max_bytes") for r in both],
+                     "alone_busy_share": [busy_share(r) for r in alone],
+                     "both_busy_share": [busy_share(r) for r in both]}
+                e["ratio"] = med(e["both_safe_s"]) / med(e["alone_safe_s"])
+                e["within_cap"] = all(cap and peak <= cap for peak, cap in
+                                      zip(e["both_peak_at_risk_bytes"], e["both_cap_bytes"]))
+                shares = [x for x in e["both_busy_share"] + e["alone_busy_share"] if x is not None]
+                e["cpu_bound"] = not shares or min(shares) < CPU_BOUND_BELOW
+                out.append(e)
+    return out
+
+
+def two_sticks_section(summary):
+    ts = summary.get("two_sticks") or []
+    if not ts:
+        return []
+    L = ["## Two sticks at once", "",
+         "Groups with two sticks of the same profile (the hotplug stick and the lab's cold-plugged "
+         "nbd-stick, each on its own simulated drive): per repetition each stick alone, then both copies "
+         "started at the same moment, in an order rotated per repetition. A stick's time to safe is its "
+         "own copy and unmount; its ratio is the median with the other copy running over the median "
+         "alone (at most %.2f), and its peak at risk with the other copy running is held against the cap "
+         "it had when mounted. A stick whose drive was busy less than %d %% of a time to safe is "
+         "CPU-bound: the emulated CPU, not the drives, set the pace, and the ratio says nothing of the "
+         "product." % (TWO_STICKS_MAX_RATIO, 100 * CPU_BOUND_BELOW), ""]
+    for e in ts:
+        if e["cpu_bound"]:
+            st = "CPU-bound"
+        elif e["ratio"] <= TWO_STICKS_MAX_RATIO and e["within_cap"]:
+            st = "met"
+        else:
+            st = "MISSED"
+        L.append("- **%s**: %s, %s, stick %s: %.2fx its time to safe alone; peak at risk %s the cap." % (
+            st, e["group"], e["workload"], e["stick"], e["ratio"],
+            "within" if e["within_cap"] else "ABOVE"))
+    L += ["", "| group | commit | workload | stick | safe s alone | safe s both | ratio | copy s both | "
+          "peak at risk MiB both | cap MiB | drive busy alone | drive busy both |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for e in ts:
+        L.append("| %s | %s | %s | %s | %s | %s | %.2fx | %s | %s | %s | %s | %s |" % (
+            e["group"], ", ".join(c[:7] for c in e["commits"]) or "-", e["workload"], e["stick"],
+            fmt_range(e["alone_safe_s"]), fmt_range(e["both_safe_s"]), e["ratio"], fmt_range(e["both_copy_s"]),
+            fmt_range(e["both_peak_at_risk_bytes"], scale=MIB),
+            fmt_range([c for c in e["both_cap_bytes"] if c], scale=MIB),
+            pct_range([x for x in e["alone_busy_share"] if x is not None]),
+            pct_range([x for x in e["both_busy_share"] if x is not None])))
+    L.append("")
+    return L
 
 
 def first_plug_section(summary):
@@ -257,7 +351,7 @@ def first_plug_section(summary):
         bw = e.get("bw") or 0
         first = e["first_peak_at_risk_bytes"]
         L.append("| %s | %s | %s | %s | %.1f MiB%s%s | %s MiB |" % (
-            e["group"], e["profile"], e["kernel"], e["workload"], first / MIB,
+            e["group"] + (", stick %s" % e["stick"] if e.get("stick") else ""), e["profile"], e["kernel"], e["workload"], first / MIB,
             " (%.1f s)" % (first / bw) if bw else "", " (the warm-up)" if e["first_warmup"] else "",
             fmt_range(e["learned_peak_at_risk_bytes"], scale=MIB) if e["learned_peak_at_risk_bytes"] else "-"))
     L.append("")
@@ -1345,6 +1439,7 @@ def render(summary, plots=None, notes=None, raw_shown="bench/raw/"):
     L.append("")
     L += pulls_section(summary)
     L += first_plug_section(summary)
+    L += two_sticks_section(summary)
     L += calibration_section(summary)
     L.append("## Goals: vfat-smart as installed against the same run's references")
     L.append("")

@@ -273,6 +273,34 @@ class ReportTest(unittest.TestCase):
         with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
             self.assertIn("| fp | cheap-stick | 6.12 | big1g | 38.0 MiB (2.0 s) | 23.0 (22.0-24.0) MiB |", f.read())
 
+    def test_two_sticks(self):
+        """Each stick's time to safe with the other copy running over its own alone, its
+        peak against its cap; the runs stay out of the matrix's cells and the first plug is
+        per stick."""
+        def r(stick, mode, safe, peak, busy, **kw):
+            return run("ts", "vfat-smart", safe, stick=stick, two_sticks=mode, peak_at_risk_bytes=peak * MIB,
+                       knobs={"max_bytes": 30 * MIB}, drive={"busy_s": busy * safe},
+                       config="vfat-smart, stick %s, %s" % (stick, mode), **kw)
+        write_group(self.raw, "ts", [r("HOTPLUG1", "alone", 50, 38, 0.95, run=0, warmup=True),
+                                     r("NBDSTICK1", "alone", 50, 36, 0.95, run=1, warmup=True),
+                                     r("HOTPLUG1", "alone", 50, 28, 0.95, run=2),
+                                     r("NBDSTICK1", "alone", 50, 27, 0.95, run=3),
+                                     r("HOTPLUG1", "both", 51, 29, 0.9, run=4),
+                                     r("NBDSTICK1", "both", 56, 31, 0.9, run=5)])
+        summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
+        ts = {e["stick"]: e for e in summary["two_sticks"]}
+        self.assertAlmostEqual(ts["HOTPLUG1"]["ratio"], 51 / 50)
+        self.assertTrue(ts["HOTPLUG1"]["within_cap"])
+        self.assertFalse(ts["NBDSTICK1"]["within_cap"])
+        self.assertFalse(ts["NBDSTICK1"]["cpu_bound"])
+        self.assertFalse([c for c in summary["cells"] if c["group"] == "ts"])
+        fp = {e["stick"]: e for e in summary["first_plug"] if e["group"] == "ts"}
+        self.assertEqual(fp["NBDSTICK1"]["first_peak_at_risk_bytes"], 36 * MIB)
+        with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
+            md = f.read()
+        self.assertIn("- **met**: ts, big1g, stick HOTPLUG1: 1.02x its time to safe alone; peak at risk within the cap.", md)
+        self.assertIn("- **MISSED**: ts, big1g, stick NBDSTICK1: 1.12x its time to safe alone; peak at risk ABOVE the cap.", md)
+
     def test_experiment_groups_apart(self):
         write_group(self.raw, "x-pace", [run("x-pace", s, safe, workload="big256") for s, safe in
                                          (("udisks-default", 20), ("vfat-smart", 18), ("x-cap38-syncfs0", 15))])

@@ -53,6 +53,7 @@ class Device:
     """The disk under test: whole disk, its first partition (or itself), BDI, FAT layout."""
 
     def __init__(self, serial):
+        self.serial = serial
         self.disk = disk_of_serial(serial)
         self.name = os.path.basename(self.disk)
         sysfs = "/sys/block/" + self.name
