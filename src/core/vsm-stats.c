@@ -219,9 +219,8 @@ vsm_dirty_info_discount_residual (VsmDirtyInfo *di, guint64 error_bytes)
 
 /* the kernel's nr_cpu_ids: the highest possible CPU + 1 */
 static guint
-possible_cpus (void)
+read_possible_cpus (const char *path)
 {
-  g_autofree char *path = vsm_path (VSM_ROOT_SYSFS, "devices/system/cpu/possible", NULL);
   g_autofree char *text = vsm_read_attr (path, NULL);
   const char *last = text ? strrchr (text, '-') : NULL;
   const char *comma = text ? strrchr (text, ',') : NULL;
@@ -235,6 +234,29 @@ possible_cpus (void)
                                    NULL))
     return 1;
   return (guint)n + 1;
+}
+
+/* ... read once per sysfs root (it is fixed at boot; the daemon samples a
+ * writing drive four times a second) */
+static guint
+possible_cpus (void)
+{
+  G_LOCK_DEFINE_STATIC (cpus);
+  static char *read_from;
+  static guint n;
+  g_autofree char *path = vsm_path (VSM_ROOT_SYSFS, "devices/system/cpu/possible", NULL);
+  guint out;
+
+  G_LOCK (cpus);
+  if (g_strcmp0 (path, read_from) != 0)
+    {
+      g_free (read_from);
+      read_from = g_steal_pointer (&path);
+      n = read_possible_cpus (read_from);
+    }
+  out = n;
+  G_UNLOCK (cpus);
+  return out;
 }
 
 void
