@@ -100,11 +100,12 @@ vsm_pace_cap_changed (VsmPace *pace, gint64 at_usec)
 }
 
 void
-vsm_pace_restart (VsmPace *pace, const VsmDirtyInfo *di, gint64 at_usec, gboolean failed)
+vsm_pace_restart (VsmPace *pace, const VsmDirtyInfo *di, gint64 at_usec, VsmPaceEnded how)
 {
   g_return_if_fail (pace != NULL && di != NULL);
   *pace = (VsmPace){ .cap_changed_usec = pace->cap_changed_usec };
-  pace->unsettled = !failed && di->dirty_bytes + di->writeback_bytes > di->error_bytes;
+  pace->unsettled =
+    how == VSM_PACE_ENDED_PACING && di->dirty_bytes + di->writeback_bytes > di->error_bytes;
   if (pace->unsettled)
     pace->last_writing_usec = at_usec;
 }

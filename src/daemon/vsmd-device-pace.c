@@ -85,7 +85,11 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
       d->pace_off = vsmd_pacer_failed (d->pacer);
       if (vsmd_pacer_get_job (d->pacer) != VSMD_PACER_COMMIT || d->pace_off)
         {
-          vsm_pace_restart (&d->pace, di, at_usec, d->pace_off);
+          vsm_pace_restart (&d->pace, di, at_usec,
+                            d->pace_off ? VSM_PACE_ENDED_FAILED
+                            : vsmd_pacer_get_job (d->pacer) == VSMD_PACER_ONCE
+                              ? VSM_PACE_ENDED_SETTLE
+                              : VSM_PACE_ENDED_PACING);
           want = FALSE;
         }
       /* what was written before its last sync began is on the drive, the

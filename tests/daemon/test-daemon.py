@@ -668,11 +668,10 @@ class TestDaemon(unittest.TestCase):
         wait_for(lambda: self.prop(path, "AtRiskBytes") == 0, what="nothing at risk")
         self.pump(1.5)
         self.assertFalse(self.prop(path, "Safe"), "Safe with directory entries waiting")
-        # everything written: safe within a second
+        # everything written: safe from the next samples, not after the flusher's 30 s (no
+        # timed assertion: how soon is the benchmark's, bench/RESULTS.md's notice verdicts)
         self.set_stats(bdi, 0, 0, dirtied_kb=dirtied)
-        t0 = time.monotonic()
-        wait_for(lambda: self.prop(path, "Safe"), timeout=5, what="Safe once everything was written")
-        self.assertLess(time.monotonic() - t0, 1.5)
+        wait_for(lambda: self.prop(path, "Safe"), timeout=10, what="Safe once everything was written")
         # writes the block layer still has in flight to the disk: not safe until they are done
         _, disk_sys, _ = self.fixture_nodes("usb-storage-ss-stick")
         self.bed.set_attribute(disk_sys, "inflight", "       0        3\n")
@@ -973,9 +972,11 @@ class TestDaemon(unittest.TestCase):
         self.udisks_mount_points([])
         wait_for(lambda: self.prop(path, "MountPoints") == [], what="the unmount")
         for _ in range(4):
+            # a blocked main loop answers after the lock's 10 s; an answering one at once
+            # (the margin is for valgrind and a loaded machine, not a speed figure)
             t0 = time.monotonic()
             self.assertEqual(self.prop(path, "Bdi"), bdi)
-            self.assertLess(time.monotonic() - t0, 1.0, "the main loop was blocked")
+            self.assertLess(time.monotonic() - t0, 5.0, "the main loop was blocked")
             self.pump(0.5)
         self.assertEqual(self.prop(path, "History"), "")
         fcntl.flock(lock, fcntl.LOCK_UN)

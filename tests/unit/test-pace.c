@@ -459,19 +459,51 @@ test_cap_change (void)
   feed_after (&p, &s, CAP, second * 2);
   g_assert_true (vsm_pace_settle (&p, &s));
 
-  /* the worker ended: a fresh start that keeps the change, and what is
-   * still at risk waits for a settle unless the worker failed */
-  vsm_pace_restart (&p, &s, at + second, FALSE);
+  /* the worker ended: a fresh start that keeps the change; after pacing
+   * what is still at risk waits for a settle, after a settle's sync or a
+   * failure nothing does (a settle never arms the next one) */
+  vsm_pace_restart (&p, &s, at + second, VSM_PACE_ENDED_PACING);
   g_assert_cmpint (p.cap_changed_usec, ==, at);
   g_assert_false (p.have_last);
   g_assert_true (p.unsettled);
   g_assert_cmpint (p.last_writing_usec, ==, at + second);
-  vsm_pace_restart (&p, &s, at + second, TRUE);
+  vsm_pace_restart (&p, &s, at + second, VSM_PACE_ENDED_FAILED);
   g_assert_false (p.unsettled);
+  vsm_pace_restart (&p, &s, at + second, VSM_PACE_ENDED_SETTLE);
+  g_assert_false (p.unsettled);
+  g_assert_cmpint (p.last_writing_usec, ==, 0);
   s = sample (0, 20, 0);
-  vsm_pace_restart (&p, &s, at + second, FALSE);
+  vsm_pace_restart (&p, &s, at + second, VSM_PACE_ENDED_PACING);
   g_assert_false (p.unsettled);
   g_assert_cmpint (p.cap_changed_usec, ==, at);
+}
+
+/* a settle's sync leaves what the counters keep (more than their error):
+ * no settle again from the samples that follow, while nothing new is
+ * dirtied; a new write arms it again */
+static void
+test_settle_once (void)
+{
+  const gint64 second = G_USEC_PER_SEC;
+  VsmPace p;
+  VsmDirtyInfo s;
+
+  writer_seen (&p, 10, 300);
+  s = sample (10, 20, 300);
+  feed_after (&p, &s, CAP, second / 2);
+  g_assert_true (vsm_pace_settle (&p, &s));
+  s = sample (1, 20, 2); /* after its sync: 1 MiB the counters still show */
+  vsm_pace_restart (&p, &s, p.last_usec + second, VSM_PACE_ENDED_SETTLE);
+  for (guint i = 0; i < 8; i++)
+    {
+      feed_after (&p, &s, CAP, second / 4);
+      g_assert_false (vsm_pace_settle (&p, &s));
+    }
+  s = sample (3, 22, 20); /* written again */
+  feed_after (&p, &s, CAP, second / 4);
+  s = sample (3, 22, 20);
+  feed_after (&p, &s, CAP, second / 2);
+  g_assert_true (vsm_pace_settle (&p, &s));
 }
 
 /* many small files: their metadata committed every period while they are
@@ -616,6 +648,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pace/safe", test_safe);
   g_test_add_func ("/pace/stall-is-not-a-stop", test_stall_is_not_a_stop);
   g_test_add_func ("/pace/cap-change", test_cap_change);
+  g_test_add_func ("/pace/settle-once", test_settle_once);
   g_test_add_func ("/pace/commit", test_commit);
   return g_test_run ();
 }

@@ -909,15 +909,25 @@ gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat
  * a writer (vsm_pace_settle() waits, as after a change vsm_pace_feed() saw). */
 void vsm_pace_cap_changed (VsmPace *pace, gint64 at_usec);
 
-/* The sync worker ended (a pacing run or a settle's sync; failed: it could
- * not sync, and the mount is not paced again): the samples start afresh and
- * must agree again before pacing, and what a settle's round dirtied itself
- * (FAT's buffers) is no writer. What is still at risk in di when it was not
- * a failure waits for a settle as if written at at_usec: pacing asked to
- * stop while cp still wrote leaves what was dirtied during its last round
- * (the lab saw 4 MiB wait 4 s and more after cp returned, with nothing left
- * to write it). The last cap change is kept. */
-void vsm_pace_restart (VsmPace *pace, const VsmDirtyInfo *di, gint64 at_usec, gboolean failed);
+/* How the sync worker ended, for vsm_pace_restart(). */
+typedef enum
+{
+  VSM_PACE_ENDED_PACING, /* a pacing run, asked to stop or done */
+  VSM_PACE_ENDED_SETTLE, /* the settle's one sync */
+  VSM_PACE_ENDED_FAILED, /* it could not sync: the mount is not paced again */
+} VsmPaceEnded;
+
+/* The sync worker ended: the samples start afresh and must agree again
+ * before pacing, and what a sync's round dirtied itself (FAT's buffers) is
+ * no writer. After a pacing run what is still at risk in di waits for a
+ * settle as if written at at_usec: pacing asked to stop while cp still wrote
+ * leaves what was dirtied during its last round (the lab saw 4 MiB wait 4 s
+ * and more after cp returned, with nothing left to write it). After a
+ * settle nothing does: its sync wrote what was there when it began, and a
+ * writer since is seen by the next samples (what the counters keep after a
+ * sync re-armed the settle every 0.8 s for 4 s in x-notice-pny32g-7.2's
+ * rerun, and Safe stayed false meanwhile). The last cap change is kept. */
+void vsm_pace_restart (VsmPace *pace, const VsmDirtyInfo *di, gint64 at_usec, VsmPaceEnded how);
 
 /* After vsm_pace_feed(): TRUE once when the writer has stopped (nothing
  * newly dirtied for VSM_PACE_SETTLE_USEC, or VSM_PACE_SETTLE_HELD_USEC
