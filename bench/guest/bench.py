@@ -1139,7 +1139,8 @@ def daemon_log_to_out():
     if not os.path.exists(svc):
         return
     with open("/usr/local/sbin/vfat-smartd-logged", "w") as f:
-        f.write('#!/bin/sh\nG_MESSAGES_DEBUG=vfat-smart exec %s "$@" 2>> %s/vfat-smartd.log\n'
+        # GLib writes debug lines to stdout, the others to stderr
+        f.write('#!/bin/sh\nG_MESSAGES_DEBUG=vfat-smart exec %s "$@" >> %s/vfat-smartd.log 2>&1\n'
                 % (DAEMON, out))
     os.chmod("/usr/local/sbin/vfat-smartd-logged", 0o755)
     text = read(svc)
