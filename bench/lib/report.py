@@ -299,6 +299,29 @@ def two_sticks(groups):
     return out
 
 
+def two_sticks_verdict(e):
+    if e["cpu_bound"]:
+        return "CPU-bound"
+    return "met" if e["ratio"] <= TWO_STICKS_MAX_RATIO and e["within_cap"] else "MISSED"
+
+
+def two_sticks_readme(summary):
+    """README's line on two sticks at once, from the summary's two_sticks."""
+    ts = summary.get("two_sticks") or []
+    if not ts:
+        return []
+    parts = {}
+    for e in ts:
+        parts.setdefault((e["profile"], e["kernel"], e["workload"]), []).append(e)
+    return ["Two sticks of one model copied to at once, both copies started together (the goal: "
+            "each stick at most %.2fx its time to safe alone, within its own cap): %s." % (
+                TWO_STICKS_MAX_RATIO, "; ".join(
+                    "%s, Linux %s, %s: %s" % (prof, kernel, w, ", ".join(
+                        "%.2fx%s%s" % (e["ratio"], "" if e["within_cap"] else " (above its cap)",
+                                       " (CPU-bound)" if e["cpu_bound"] else "") for e in es))
+                    for (prof, kernel, w), es in parts.items())), ""]
+
+
 def two_sticks_section(summary):
     ts = summary.get("two_sticks") or []
     if not ts:
@@ -313,14 +336,8 @@ def two_sticks_section(summary):
          "CPU-bound: the emulated CPU, not the drives, set the pace, and the ratio says nothing of the "
          "product." % (TWO_STICKS_MAX_RATIO, 100 * CPU_BOUND_BELOW), ""]
     for e in ts:
-        if e["cpu_bound"]:
-            st = "CPU-bound"
-        elif e["ratio"] <= TWO_STICKS_MAX_RATIO and e["within_cap"]:
-            st = "met"
-        else:
-            st = "MISSED"
         L.append("- **%s**: %s, %s, stick %s: %.2fx its time to safe alone; peak at risk %s the cap." % (
-            st, e["group"], e["workload"], e["stick"], e["ratio"],
+            two_sticks_verdict(e), e["group"], e["workload"], e["stick"], e["ratio"],
             "within" if e["within_cap"] else "ABOVE"))
     L += ["", "| group | commit | workload | stick | safe s alone | safe s both | ratio | copy s both | "
           "peak at risk MiB both | cap MiB | drive busy alone | drive busy both |",
@@ -1199,6 +1216,7 @@ def readme_lines(summary):
         L.append("")
     else:
         L += ["What a pull loses at every moment of a copy is not measured yet.", ""]
+    L += two_sticks_readme(summary)
     # which drive models the goals were judged on, and whether each is fitted to a real stick
     fitted = {c.get("model") for c in summary.get("calibration", [])}
     prof = {c["group"]: c.get("profile") or c["device"] for c in summary["cells"]}

@@ -300,6 +300,9 @@ class ReportTest(unittest.TestCase):
             md = f.read()
         self.assertIn("- **met**: ts, big1g, stick HOTPLUG1: 1.02x its time to safe alone; peak at risk within the cap.", md)
         self.assertIn("- **MISSED**: ts, big1g, stick NBDSTICK1: 1.12x its time to safe alone; peak at risk ABOVE the cap.", md)
+        self.assertIn("Two sticks of one model copied to at once, both copies started together (the goal: each "
+                      "stick at most 1.05x its time to safe alone, within its own cap): cheap-stick, Linux 6.12, "
+                      "big1g: 1.02x, 1.12x (above its cap).", "\n".join(report.readme_lines(summary)))
 
     def test_experiment_groups_apart(self):
         write_group(self.raw, "x-pace", [run("x-pace", s, safe, workload="big256") for s, safe in
