@@ -932,11 +932,11 @@ void vsm_pace_restart (VsmPace *pace, const VsmDirtyInfo *di, gint64 at_usec, Vs
 /* After vsm_pace_feed(): TRUE once when the writer has stopped (nothing
  * newly dirtied for VSM_PACE_SETTLE_USEC, or VSM_PACE_SETTLE_HELD_USEC
  * while the cap can hold a writer (vsm_pace_held_by_cap()), after a sample
- * that saw some, no cap change within VSM_PACE_CAP_CHANGE_HOLD_USEC while
- * the cap can hold a writer, a cap, and no more than the cap at risk) and data of the drive is still
- * at risk or an inode waits (its directory entry, the FAT blocks): then
- * one sync of the file system commits what
- * it left. Without it, once the data is below the background threshold,
+ * that saw some; no cap change within VSM_PACE_CAP_CHANGE_HOLD_USEC while
+ * the cap can hold a writer; a cap, and no more than the cap at risk) and
+ * data of the drive is still at risk or an inode waits (its directory
+ * entry, the FAT blocks): then one sync of the file system commits what it
+ * left. Without it, once the data is below the background threshold,
  * the files' directory entries and FAT chains (dirty buffers of the block
  * device) are not written soon: in the lab a pull 40 s after a copy of
  * 1000 x 64 KiB, 0.1 MiB at risk, lost at least 11 MiB of files whose
