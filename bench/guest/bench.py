@@ -138,7 +138,8 @@ def direct_read_block(disk, block_from_end_area):
 
 
 class Series(threading.Thread):
-    """Samples dirty + writeback of the device's BDI and cp's written bytes."""
+    """Samples dirty + writeback of the device's BDI and cp's written bytes, and the
+    range of the BDI's max_bytes (the cap in force: vfat-smartd moves it during a copy)."""
 
     def __init__(self, dev, interval, pid_fn):
         super().__init__(daemon=True)
@@ -147,12 +148,16 @@ class Series(threading.Thread):
         self.samples = []
         self.t0 = time.monotonic()
         self.peak_dirty = self.peak_risk = 0
+        self.caps = set()
 
     def run(self):
         while not self.stop_flag.is_set():
             d, w = self.dev.dirty()
             self.peak_dirty = max(self.peak_dirty, d)
             self.peak_risk = max(self.peak_risk, d + w)
+            cap = read(os.path.join(self.dev.bdi, "max_bytes"))
+            if cap and cap.isdigit() and int(cap) > 0:
+                self.caps.add(int(cap))
             self.samples.append((round(time.monotonic() - self.t0, 2), d, w, written(self.pid_fn())))
             self.stop_flag.wait(self.interval)
 
@@ -617,6 +622,7 @@ class Bench:
         res.update({
             "mb_per_s_safe": round(workload["bytes"] / 1e6 / (t2 - t0), 2),
             "peak_dirty_bytes": series.peak_dirty, "peak_at_risk_bytes": series.peak_risk,
+            "cap_bytes_during": [min(series.caps), max(series.caps)] if series.caps else None,
             "at_risk_at_return_bytes": at_return,
             "requests": trace["all"], "data_requests": trace["data"], "data_bios": trace["data_bios"],
             "data_bio_bytes_by_writer": trace["data_bio_bytes_by_writer"], "trace_lost_events": lost,
@@ -900,6 +906,7 @@ def run_pair_one(self, workload, config, rep, sticks):
             "series_t0_s": round(series.t0 - t0, 4), "after_return_s": 0,
             "mb_per_s_safe": round(workload["bytes"] / 1e6 / (r["t2"] - t0), 2),
             "peak_dirty_bytes": series.peak_dirty, "peak_at_risk_bytes": series.peak_risk,
+            "cap_bytes_during": [min(series.caps), max(series.caps)] if series.caps else None,
             "at_risk_at_return_bytes": r["at_return"], "drive": device, "series": series.samples,
             "cpu_copy": cpu, "stick": r["dev"].serial, "two_sticks": "both",
         })

@@ -279,7 +279,7 @@ class ReportTest(unittest.TestCase):
         per stick."""
         def r(stick, mode, safe, peak, busy, **kw):
             return run("ts", "vfat-smart", safe, stick=stick, two_sticks=mode, peak_at_risk_bytes=peak * MIB,
-                       knobs={"max_bytes": 30 * MIB}, drive={"busy_s": busy * safe},
+                       cap_bytes_during=[25 * MIB, 30 * MIB], drive={"busy_s": busy * safe},
                        config="vfat-smart, stick %s, %s" % (stick, mode), **kw)
         write_group(self.raw, "ts", [r("HOTPLUG1", "alone", 50, 38, 0.95, run=0, warmup=True),
                                      r("NBDSTICK1", "alone", 50, 36, 0.95, run=1, warmup=True),
@@ -303,6 +303,13 @@ class ReportTest(unittest.TestCase):
         self.assertIn("Two sticks of one model copied to at once, both copies started together (the goal: each "
                       "stick at most 1.05x its time to safe alone, within its own cap): cheap-stick, Linux 6.12, "
                       "big1g: 1.02x, 1.12x (above its cap).", "\n".join(report.readme_lines(summary)))
+        # runs from before the bench sampled the cap in force: the cap is not judged
+        write_group(self.raw, "ts0", [dict(r("HOTPLUG1", m, 50, 28, 0.95, run=i), group="ts0",
+                                           cap_bytes_during=None) for i, m in enumerate(("alone", "both"))])
+        summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
+        e = next(x for x in summary["two_sticks"] if x["group"] == "ts0")
+        self.assertIsNone(e["within_cap"])
+        self.assertEqual(report.two_sticks_verdict(e), "not measured")
 
     def test_experiment_groups_apart(self):
         write_group(self.raw, "x-pace", [run("x-pace", s, safe, workload="big256") for s, safe in
