@@ -258,7 +258,7 @@ def first_plug_of(gname, meta, runs):
 
 
 # two sticks at once: each stick's time to safe with the other's copy running, over its
-# own alone, at most this (issue 28's goal 5), and its peak at risk within its own cap
+# own alone, at most this, and its peak at risk within its own cap
 TWO_STICKS_MAX_RATIO = 1.05
 
 
