@@ -270,7 +270,8 @@ def busy_share(r):
 def two_sticks(groups):
     """Per group with "two_sticks" runs, workload and stick: its times to safe alone and
     with the other stick's copy started at the same moment, their ratio of medians, its peak
-    at risk in those against the cap it had when mounted (max_bytes), and the drive's busy
+    at risk in those against the largest cap in force while they ran (max_bytes sampled by the
+    guest, cap_bytes_during), and the drive's busy
     share of the time to safe (below CPU_BOUND_BELOW the emulated CPU paced the copy)."""
     out = []
     for gname, meta, runs in groups:
@@ -344,8 +345,9 @@ def two_sticks_section(summary):
          "nbd-stick, each on its own simulated drive): per repetition each stick alone, then both copies "
          "started at the same moment, in an order rotated per repetition. A stick's time to safe is its "
          "own copy and unmount; its ratio is the median with the other copy running over the median "
-         "alone (at most %.2f), and its peak at risk with the other copy running is held against the cap "
-         "it had when mounted. A stick whose drive was busy less than %d %% of a time to safe is "
+         "alone (at most %.2f), and its peak at risk with the other copy running is held against the "
+         "largest cap in force while it ran (the BDI's max_bytes, sampled with the data at risk: vfat-smartd "
+         "moves the cap as it learns; runs from before the bench sampled it have none). A stick whose drive was busy less than %d %% of a time to safe is "
          "CPU-bound: the emulated CPU, not the drives, set the pace, and the ratio says nothing of the "
          "product." % (TWO_STICKS_MAX_RATIO, 100 * CPU_BOUND_BELOW), ""]
     for e in ts:
