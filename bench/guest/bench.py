@@ -468,6 +468,15 @@ class Bench:
         sh("sync")
         write("/proc/sys/vm/drop_caches", 3)
 
+    def set_vm(self, config):
+        """The run's vm.dirty_* (the config's page-cache setup, else the group's), and
+        what the kernel reads back."""
+        for k, v in VM[config.get("vm", self.g["vm"])].items():
+            write("/proc/sys/vm/" + k, v)
+        return {k: int(read("/proc/sys/vm/" + k)) for k in
+                ("dirty_bytes", "dirty_background_bytes", "dirty_ratio", "dirty_background_ratio",
+                 "dirty_writeback_centisecs", "dirty_expire_centisecs")}
+
     def apply_knobs(self, knobs):
         for k, v in knobs.items():
             write(os.path.join(self.dev.bdi, k), v)
@@ -526,12 +535,7 @@ class Bench:
         mds = config.get("max_dirty_seconds")
         self.set_admin_key("max-dirty-seconds", None if mds is None else str(float(mds)))
         self.fresh_fs(config)
-        vm = {}
-        for k, v in VM[config.get("vm", g["vm"])].items():
-            write("/proc/sys/vm/" + k, v)
-        vm = {k: int(read("/proc/sys/vm/" + k)) for k in
-              ("dirty_bytes", "dirty_background_bytes", "dirty_ratio", "dirty_background_ratio",
-               "dirty_writeback_centisecs", "dirty_expire_centisecs")}
+        vm = self.set_vm(config)
         mp, how, opts = self.mount(config)
         dev = self.dev
         fs = g.get("fs", "vfat")
@@ -844,11 +848,7 @@ def run_pair_one(self, workload, config, rep, sticks):
     fs = g.get("fs", "vfat")
     if fs == "vfat":
         self.fat = select_fat_module(config.get("fat_module", "stock"), self.fat)
-    for k, v in VM[config.get("vm", g["vm"])].items():
-        write("/proc/sys/vm/" + k, v)
-    vm = {k: int(read("/proc/sys/vm/" + k)) for k in
-          ("dirty_bytes", "dirty_background_bytes", "dirty_ratio", "dirty_background_ratio",
-           "dirty_writeback_centisecs", "dirty_expire_centisecs")}
+    vm = self.set_vm(config)
     runs = []
     for dev, who in sticks:
         self.dev = dev
