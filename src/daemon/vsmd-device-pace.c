@@ -82,14 +82,15 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
        * the writer stopped, again only after new samples agree (and what a
        * settle's round dirtied itself, FAT buffers, is not a writer). A
        * commit's end changes nothing of what the samples know. */
+      VsmdPacerJob job = vsmd_pacer_get_job (d->pacer);
+
       d->pace_off = vsmd_pacer_failed (d->pacer);
-      if (vsmd_pacer_get_job (d->pacer) != VSMD_PACER_COMMIT || d->pace_off)
+      if (d->pace_off || job != VSMD_PACER_COMMIT)
         {
           vsm_pace_restart (&d->pace, di, at_usec,
-                            d->pace_off ? VSM_PACE_ENDED_FAILED
-                            : vsmd_pacer_get_job (d->pacer) == VSMD_PACER_ONCE
-                              ? VSM_PACE_ENDED_SETTLE
-                              : VSM_PACE_ENDED_PACING);
+                            d->pace_off              ? VSM_PACE_ENDED_FAILED
+                            : job == VSMD_PACER_ONCE ? VSM_PACE_ENDED_SETTLE
+                                                     : VSM_PACE_ENDED_PACING);
           want = FALSE;
         }
       /* what was written before its last sync began is on the drive, the
