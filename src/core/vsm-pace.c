@@ -6,7 +6,7 @@
 
 #include "vsm-pace.h"
 
-/* Starting needs half the cap filled; going on only a tenth of it: each
+/* Starting needs 40 % of the cap filled; going on only a tenth of it: each
  * sync drains what was dirty when it began, and a writer held at the cap
  * refills it meanwhile (a drained cap says the drive is the faster one). */
 static gboolean
@@ -58,7 +58,7 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
   g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
   if (!di->valid || !di->per_device || !di->has_inodes)
     {
-      *pace = (VsmPace){ .cap_changed_usec = pace->cap_changed_usec };
+      *pace = (VsmPace){ .cap_changed_usec = pace->cap_changed_usec, .applying = pace->applying };
       return FALSE;
     }
   /* without a cap (Linux < 6.2, where flush stays) never paced and never
@@ -93,17 +93,19 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
 }
 
 void
-vsm_pace_cap_changed (VsmPace *pace, gint64 at_usec)
+vsm_pace_applying (VsmPace *pace, gboolean applying, gint64 at_usec)
 {
   g_return_if_fail (pace != NULL);
-  pace->cap_changed_usec = at_usec;
+  pace->applying = applying;
+  if (applying)
+    pace->cap_changed_usec = at_usec;
 }
 
 void
 vsm_pace_restart (VsmPace *pace, const VsmDirtyInfo *di, gint64 at_usec, VsmPaceEnded how)
 {
   g_return_if_fail (pace != NULL && di != NULL);
-  *pace = (VsmPace){ .cap_changed_usec = pace->cap_changed_usec };
+  *pace = (VsmPace){ .cap_changed_usec = pace->cap_changed_usec, .applying = pace->applying };
   pace->unsettled =
     how == VSM_PACE_ENDED_PACING && di->dirty_bytes + di->writeback_bytes > di->error_bytes;
   if (pace->unsettled)
@@ -126,7 +128,8 @@ vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di)
   g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
   at_risk = di->dirty_bytes + di->writeback_bytes;
   held = vsm_pace_held_by_cap (di, pace->cap);
-  if (pace->cap == 0 || pace->writing || !pace->unsettled || at_risk > pace->cap ||
+  if (pace->cap == 0 || pace->applying || pace->writing || !pace->unsettled ||
+      at_risk > pace->cap ||
       pace->last_usec - pace->last_writing_usec <
         (held ? VSM_PACE_SETTLE_HELD_USEC : VSM_PACE_SETTLE_USEC) ||
       (held && pace->cap_changed_usec != 0 &&

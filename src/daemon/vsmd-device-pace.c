@@ -72,8 +72,7 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
   guint64 cap = vsm_dbus_device_get_cap_bytes (d->skeleton);
   gboolean here, settle_here, want;
 
-  if (d->applying)
-    vsm_pace_cap_changed (&d->pace, at_usec);
+  vsm_pace_applying (&d->pace, d->applying, at_usec);
   want = vsm_pace_feed (&d->pace, di, st, at_usec, cap);
 
   if (d->pacer && !vsmd_pacer_is_running (d->pacer))

@@ -895,6 +895,7 @@ typedef struct
                             * completed began (vsm_pace_synced()); 0: none */
   guint64 cap;             /* the cap at the last sample */
   gint64 cap_changed_usec; /* when the cap last changed or an apply ran; 0: never */
+  gboolean applying;       /* an apply of the drive's limits runs */
 } VsmPace;
 
 /* One sample of the drive (per-device figures only: without debugfs there
@@ -905,9 +906,15 @@ typedef struct
 gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat,
                         gint64 at_usec, guint64 cap);
 
-/* An apply of the drive's limits runs at at_usec: the cap may change under
- * a writer (vsm_pace_settle() waits, as after a change vsm_pace_feed() saw). */
-void vsm_pace_cap_changed (VsmPace *pace, gint64 at_usec);
+/* Whether an apply of the drive's limits runs at at_usec, told before every
+ * vsm_pace_feed(). While one runs the cap may change under a writer, and
+ * the cap the samples know is not yet the one in force: a writer held by a
+ * lower cap is quiet while what was dirtied above it drains, however little
+ * of the old cap that is (the lab's 7.2 daemon check: the cap from 38 to
+ * 10 MiB, 35 MiB at risk, a settle in the middle of the copy once less than
+ * three quarters of the old cap was left). No settle while it runs, and the
+ * wait after a cap change (vsm_pace_settle()) counts from its end. */
+void vsm_pace_applying (VsmPace *pace, gboolean applying, gint64 at_usec);
 
 /* How the sync worker ended, for vsm_pace_restart(). */
 typedef enum
@@ -932,8 +939,9 @@ void vsm_pace_restart (VsmPace *pace, const VsmDirtyInfo *di, gint64 at_usec, Vs
 /* After vsm_pace_feed(): TRUE once when the writer has stopped (nothing
  * newly dirtied for VSM_PACE_SETTLE_USEC, or VSM_PACE_SETTLE_HELD_USEC
  * while the cap can hold a writer (vsm_pace_held_by_cap()), after a sample
- * that saw some; no cap change within VSM_PACE_CAP_CHANGE_HOLD_USEC while
- * the cap can hold a writer; a cap, and no more than the cap at risk) and
+ * that saw some; no apply running (vsm_pace_applying()), no cap change
+ * within VSM_PACE_CAP_CHANGE_HOLD_USEC while the cap can hold a writer; a
+ * cap, and no more than the cap at risk) and
  * data of the drive is still at risk or an inode waits (its directory
  * entry, the FAT blocks): then one sync of the file system commits what it
  * left. Without it, once the data is below the background threshold,
