@@ -22,6 +22,7 @@ struct _VsmLearn
   guint64 bandwidth; /* measured; 0 before the first measurement */
   guint64 cap;
   gint64 last_change_usec;
+  gboolean changed; /* the cap moved since the learner began */
   guint n_measurements;
   guint64 bytes_written;
 
@@ -44,6 +45,15 @@ vsm_learn_cap_for (const VsmLearnLimits *limits, guint64 bandwidth)
   cap = CLAMP (cap, limits->cap_min_bytes, limits->cap_max_bytes);
   /* a whole number of MiB (the policy's minimum is 1 MiB) */
   return cap >= mib ? cap - cap % mib : cap;
+}
+
+guint64
+vsm_learn_first_cap_for (const VsmLearnLimits *limits, guint64 bandwidth)
+{
+  VsmLearnLimits first = *limits;
+
+  first.max_dirty_seconds = limits->max_dirty_seconds * VSM_LEARN_FIRST_SHARE;
+  return vsm_learn_cap_for (&first, bandwidth);
 }
 
 guint64
@@ -104,18 +114,24 @@ take_measurement (VsmLearn *l)
 }
 
 /* Damping: the cap moves only when it would move far enough, and not too
- * often. */
+ * often; not before the first measurement (the plan's cap stands), at once
+ * after it. */
 static gboolean
 maybe_change_cap (VsmLearn *l, gint64 at_usec)
 {
-  guint64 want = vsm_learn_cap_for (&l->limits, vsm_learn_get_cap_bandwidth (l));
-  double diff = fabs ((double)want - (double)l->cap);
+  guint64 want;
+  double diff;
 
+  if (l->bandwidth == 0)
+    return FALSE;
+  want = vsm_learn_cap_for (&l->limits, l->bandwidth);
+  diff = fabs ((double)want - (double)l->cap);
   if (want == l->cap || diff <= VSM_LEARN_HYSTERESIS * (double)l->cap)
     return FALSE;
-  if (at_usec - l->last_change_usec < VSM_LEARN_MIN_CHANGE_USEC)
+  if (l->changed && at_usec - l->last_change_usec < VSM_LEARN_MIN_CHANGE_USEC)
     return FALSE;
   l->cap = want;
+  l->changed = TRUE;
   l->last_change_usec = at_usec;
   return TRUE;
 }

@@ -7,7 +7,10 @@
  * kernel's own estimate decays towards zero then, which is why it is never
  * used). The cap = bandwidth x max-dirty-seconds, within the policy's
  * clamps, moves at most once per VSM_LEARN_MIN_CHANGE_USEC and only by
- * more than VSM_LEARN_HYSTERESIS of itself.
+ * more than VSM_LEARN_HYSTERESIS of itself. Before the first measurement it
+ * never moves: the plan's cap stands (for a drive nothing is known of, the
+ * first cap, vsm_learn_first_cap_for()), and the first measurement moves
+ * it at once.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -26,7 +29,18 @@ G_BEGIN_DECLS
 #define VSM_LEARN_MIN_BUSY_MS 1000
 /* reads above this share of the sectors make the busy time a mix: skipped */
 #define VSM_LEARN_MAX_READ_SHARE 0.1
-/* damping: one change per 5 s at most, and only by more than 20 % */
+/* A drive nothing was measured or given of starts with this share of the
+ * cap its class's bandwidth gives (half a second of it at the default
+ * max-dirty-seconds) until vfat-smartd measured its first second of
+ * writing: the class's bandwidth is a guess, and the first copy dirties
+ * the whole cap before the drive wrote anything (the USB 2.0 stick model at
+ * 11 MB/s held 2.6-3.3 s of its writing on its first plug under the class's
+ * 38 MiB, bench/RESULTS.md "First plug"). A drive at a quarter of its
+ * class's speed or more holds no more than max-dirty-seconds of its own
+ * writing then. */
+#define VSM_LEARN_FIRST_SHARE 0.25
+/* damping: one change per 5 s at most (the first measurement's at once),
+ * and only by more than 20 % */
 #define VSM_LEARN_MIN_CHANGE_USEC (5 * G_USEC_PER_SEC)
 /* weight of a new measurement in the running estimate */
 #define VSM_LEARN_WEIGHT 0.5

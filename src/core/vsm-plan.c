@@ -179,7 +179,8 @@ clamp_cap (VsmPlan *plan, const VsmPolicy *policy)
   const VsmLearnLimits limits = { .max_dirty_seconds = policy->max_dirty_seconds,
                                   .cap_min_bytes = policy->cap_min_bytes,
                                   .cap_max_bytes = policy->cap_max_bytes };
-  guint64 cap = vsm_learn_cap_for (&limits, plan->bandwidth);
+  guint64 cap = plan->first_cap ? vsm_learn_first_cap_for (&limits, plan->bandwidth)
+                                : vsm_learn_cap_for (&limits, plan->bandwidth);
   g_autofree char *bw = NULL, *lo = NULL, *hi = NULL, *res = NULL;
   VsmReason *r;
 
@@ -187,8 +188,15 @@ clamp_cap (VsmPlan *plan, const VsmPolicy *policy)
   lo = vsm_format_size (policy->cap_min_bytes, G_FORMAT_SIZE_IEC_UNITS);
   hi = vsm_format_size (policy->cap_max_bytes, G_FORMAT_SIZE_IEC_UNITS);
   res = vsm_format_size (cap, G_FORMAT_SIZE_IEC_UNITS);
-  r = reason (plan, N_ ("dirty cap %s = %s (%s) x %g s, clamped to %s..%s"), res, bw,
-              plan->bandwidth_source, policy->max_dirty_seconds, lo, hi);
+  if (plan->first_cap)
+    r = reason (plan,
+                N_ ("dirty cap %s = %s (%s) x %g s until the drive's bandwidth is measured "
+                    "(then x %g s), clamped to %s..%s"),
+                res, bw, plan->bandwidth_source, policy->max_dirty_seconds * VSM_LEARN_FIRST_SHARE,
+                policy->max_dirty_seconds, lo, hi);
+  else
+    r = reason (plan, N_ ("dirty cap %s = %s (%s) x %g s, clamped to %s..%s"), res, bw,
+                plan->bandwidth_source, policy->max_dirty_seconds, lo, hi);
   if (plan->bandwidth_why != NULL)
     vsm_reason_set_arg (r, 2, vsm_reason_ref (plan->bandwidth_why));
   return cap;
@@ -407,7 +415,10 @@ plan_bandwidth (VsmPlan *plan, const VsmDevice *d, const PlanRow *row, const Vsm
       plan->bandwidth_why = vsm_reason_new_message (N_ ("class-bandwidth policy"));
     }
   else
-    starting_bandwidth (plan, d, row);
+    {
+      starting_bandwidth (plan, d, row);
+      plan->first_cap = TRUE;
+    }
   plan->bandwidth_source = g_strdup (plan->bandwidth_why->text);
 }
 

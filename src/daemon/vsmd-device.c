@@ -188,9 +188,9 @@ reassert_cap (VsmdDevice *d, const VsmState *s)
   guint64 want;
 
   if (s->cap_bytes == 0 || g_strcmp0 (s->updated_by, VSM_SOURCE_DAEMON) == 0 || d->applying ||
-      (vsm_learn_get_bandwidth (d->learn) == 0 && vsm_user_options_is_empty (d->options)))
+      vsm_learn_get_bandwidth (d->learn) == 0)
     return;
-  want = vsm_learn_cap_for (&d->limits, vsm_learn_get_cap_bandwidth (d->learn));
+  want = vsm_learn_cap_for (&d->limits, vsm_learn_get_bandwidth (d->learn));
   if (fabs ((double)want - (double)s->cap_bytes) <= VSM_LEARN_HYSTERESIS * (double)s->cap_bytes)
     return;
   g_message ("%s: %s applied a cap of %" G_GUINT64_FORMAT

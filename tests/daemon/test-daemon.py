@@ -320,7 +320,7 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(self.prop(path, "Class"), "usb-stick")
         self.assertGreater(self.prop(path, "Confidence"), 0)
         self.assertEqual(self.prop(path, "FlushMode"), "dirty-cap")
-        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 9 * 1024 * 1024)
         self.assertEqual(self.prop(path, "AtRiskBytes"), 0)
         self.assertEqual(self.prop(path, "AtRiskScope"), "device")
         self.assertEqual(self.prop(path, "WriteBandwidth"), 0)
@@ -348,7 +348,7 @@ class TestDaemon(unittest.TestCase):
         self.assertIn("NotAuthorized", err)
         ok, err = self.call_unprivileged(path, "Restore")
         self.assertFalse(ok)
-        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 9 * 1024 * 1024)
         self.assertEqual(len(self.list_devices()), 1)
 
     def test_set_options_bounded(self):
@@ -376,7 +376,7 @@ class TestDaemon(unittest.TestCase):
         # nothing was kept: the options file stays what a restart loads
         self.assertFalse(any(f.endswith(".options") and os.path.getsize(
             os.path.join(self.state, f)) > 16384 for f in os.listdir(self.state)))
-        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 9 * 1024 * 1024)
         # what is in bounds still works
         ok, err = self.call_unprivileged(path, "SetOptions",
                                          "{'ignore-devices': <['usb:1234:5678:ABC']>}")
@@ -409,16 +409,16 @@ class TestDaemon(unittest.TestCase):
         ok, err = self.call_unprivileged(path, "SetOptions",
                                          "{'max-dirty-seconds': <4.0>, 'flush-mode': <'dirty-cap'>}")
         self.assertTrue(ok, err)
-        self.assertEqual(self.prop(path, "CapBytes"), 76 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 19 * 1024 * 1024)
         with open(os.path.join(self.root, "sys/class/bdi", bdi, "max_bytes")) as f:
-            self.assertEqual(int(f.read()), 76 * 1024 * 1024)
+            self.assertEqual(int(f.read()), 19 * 1024 * 1024)
         # validated like the policy
         for bad in ("{'max-dirty-seconds': <400.0>}", "{'max-dirty-seconds': <'x'>}",
                     "{'flush-mode': <'fast'>}", "{'bogus': <1>}"):
             ok, err = self.call_unprivileged(path, "SetOptions", bad)
             self.assertFalse(ok, bad)
             self.assertIn("InvalidArgument", err, bad)
-        self.assertEqual(self.prop(path, "CapBytes"), 76 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 19 * 1024 * 1024)
 
     def test_set_options_ignoring_the_drive_restores_it(self):
         """options whose ignore-devices name the drive: kept, and the drive is
@@ -428,7 +428,7 @@ class TestDaemon(unittest.TestCase):
         with open(knob) as f:
             self.assertEqual(int(f.read()), 1)
         self.start_daemon()
-        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 9 * 1024 * 1024)
         self.polkit_allow(["org.vfatsmart.manage"])
         ok, err = self.call_unprivileged(path, "SetOptions", "{'ignore-devices': <['46f4:0001']>}")
         self.assertTrue(ok, err)
@@ -500,7 +500,7 @@ class TestDaemon(unittest.TestCase):
         self.start_daemon()
         self.call(path, "SetOptions", GLib.Variant("(a{sv})", ({"max-dirty-seconds":
                                                                  GLib.Variant("d", 1.0)},)))
-        self.assertEqual(self.prop(path, "CapBytes"), 19 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 8 * 1024 * 1024)
         self.call(path, "Apply")
         self.call(path, "Restore")
         wait_for(lambda: self.list_devices() == [], what="the object to go")
@@ -620,7 +620,7 @@ class TestDaemon(unittest.TestCase):
         def cap_now():
             with open(max_bytes) as f:
                 return int(f.read())
-        self.assertEqual(cap_now(), 38 * 1024 * 1024)
+        self.assertEqual(cap_now(), 9 * 1024 * 1024)
         wait_for(lambda: cap_now() == 114 * 1024 * 1024, timeout=10, what="the learned cap again")
         wait_for(lambda: self.prop(path, "CapBytes") == 114 * 1024 * 1024, timeout=5,
                  what="CapBytes again")
@@ -744,15 +744,15 @@ class TestDaemon(unittest.TestCase):
         self.start_daemon()
         r = self.cli("watch", "--once")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertRegex(r.stdout, node + r"  usb-stick  nothing at risk \(cap 38.0.MiB\).*safe to unplug")
+        self.assertRegex(r.stdout, node + r"  usb-stick  nothing at risk \(cap 9.0.MiB\).*safe to unplug")
         r = self.cli("watch", "--once", node)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(r.stdout.splitlines()), 1)
-        # a C locale: a plain space before the unit, not "38.0?MiB"
+        # a C locale: a plain space before the unit, not "9.0?MiB"
         r = subprocess.run(CLI_WRAPPER + [CLI, "watch", "--once", node], env=dict(self.env, LC_ALL="C"),
                            capture_output=True)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn(b"(cap 38.0 MiB)", r.stdout)
+        self.assertIn(b"(cap 9.0 MiB)", r.stdout)
         self.assertNotIn(b"?", r.stdout)
         r = self.cli("status")
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -1046,16 +1046,17 @@ class TestDaemon(unittest.TestCase):
         self.polkit_allow(["org.vfatsmart.tune-own-device"])
         ok, err = self.call_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <1.0>}")
         self.assertTrue(ok, err)
-        self.assertEqual(self.prop(path, "CapBytes"), 19 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 8 * 1024 * 1024)
         pol = self.policy_of(path)
         self.assertEqual(pol["max-dirty-seconds"], ("1.0", "user"))
         self.assertEqual(pol["flush-mode"][1], "locked")
         self.assertEqual(pol["user-max-dirty-seconds"], ("3.0", "admin"))
         self.assertEqual(pol["dirty-cap-max-bytes"][1], "built-in")
-        # above the admin's bound: lowered to it (3 s: 57 MiB)
+        # above the admin's bound: lowered to it (3 s; nothing measured yet: a quarter
+        # of 3 s at the class's 20 MB/s, 14 MiB)
         ok, err = self.call_unprivileged(path, "SetOptions", "{'max-dirty-seconds': <20.0>}")
         self.assertTrue(ok, err)
-        self.assertEqual(self.prop(path, "CapBytes"), 57 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 14 * 1024 * 1024)
         self.assertEqual(self.policy_of(path)["max-dirty-seconds"], ("3.0", "user"))
         # a locked key is never the user's; the rest of the call is refused with it
         ok, err = self.call_unprivileged(path, "SetOptions",
@@ -1063,7 +1064,7 @@ class TestDaemon(unittest.TestCase):
         self.assertFalse(ok)
         self.assertIn("NotAuthorized", err)
         self.assertIn("flush-mode is locked", err)
-        self.assertEqual(self.prop(path, "CapBytes"), 57 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 14 * 1024 * 1024)
         # machine-wide keys are not a user's to send
         ok, err = self.call_unprivileged(path, "SetOptions", "{'allow-global-knobs': <true>}")
         self.assertFalse(ok)
@@ -1086,7 +1087,7 @@ class TestDaemon(unittest.TestCase):
                            capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         daemon = json.loads(r.stdout)["devices"][0]["daemon"]
-        self.assertEqual(daemon["cap_bytes"], 57 * 1024 * 1024)
+        self.assertEqual(daemon["cap_bytes"], 14 * 1024 * 1024)
         self.assertEqual(daemon["mounted_by"], self.caller_uid())
         rows = {p["key"]: p for p in daemon["policy"]}
         # the values as JSON values: numbers as numbers, words as strings
@@ -1102,7 +1103,7 @@ class TestDaemon(unittest.TestCase):
         # reset: back to the admin's policy
         ok, err = self.call_unprivileged(path, "SetOptions", "{'reset': <true>}")
         self.assertTrue(ok, err)
-        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 9 * 1024 * 1024)
         self.assertEqual(self.policy_of(path)["max-dirty-seconds"], ("2.0", "built-in"))
 
     def test_user_tuning_forbidden(self):
@@ -1115,7 +1116,7 @@ class TestDaemon(unittest.TestCase):
         self.assertFalse(ok)
         self.assertIn("NotAuthorized", err)
         self.assertIn("allow-user-tuning", err)
-        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 9 * 1024 * 1024)
 
     def test_user_cannot_tune_another_users_drive(self):
         if os.geteuid() != 0:
@@ -1129,7 +1130,7 @@ class TestDaemon(unittest.TestCase):
         self.assertFalse(ok)
         self.assertIn("NotAuthorized", err)
         self.assertIn("org.vfatsmart.manage", err)
-        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 9 * 1024 * 1024)
 
     def test_polkit_answer_after_the_drive_changed(self):
         # polkit decided on a target (this mount, MountedBy = the caller); its
@@ -1155,7 +1156,7 @@ class TestDaemon(unittest.TestCase):
         self.assertNotEqual(call.returncode, 0)
         self.assertIn("org.vfatsmart.VfatSmart1.Error.TargetChanged", err)
         self.assertIn("mounted again", err)
-        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 9 * 1024 * 1024)
         self.assertEqual(self.policy_of(path)["max-dirty-seconds"][1], "built-in")
         # unchanged while polkit is asked: it acts
         self.polkit_hang(["org.vfatsmart.tune-own-device"])
@@ -1163,7 +1164,7 @@ class TestDaemon(unittest.TestCase):
         self.polkit_release()
         _, err = call.communicate(timeout=30)
         self.assertEqual(call.returncode, 0, err)
-        self.assertEqual(self.prop(path, "CapBytes"), 19 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 8 * 1024 * 1024)
         # the drive goes while polkit is asked
         self.polkit_hang(["org.vfatsmart.tune-own-device"])
         call = self.start_unprivileged(path, "Apply")
@@ -1198,10 +1199,10 @@ class TestDaemon(unittest.TestCase):
         self.start_daemon()
         wait_for(lambda: self.policy_of(path)["max-dirty-seconds"] == ("1.0", "user"),
                  what="the kept options")
-        self.assertEqual(self.prop(path, "CapBytes"), 19 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 8 * 1024 * 1024)
         # a re-apply by the daemon keeps them
         self.call(path, "Apply")
-        self.assertEqual(self.prop(path, "CapBytes"), 19 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 8 * 1024 * 1024)
         # the unmount ends them, the file goes
         self.udisks_mount_points([])
         wait_for(lambda: not os.path.exists(options), what="the options file to go")
@@ -1307,10 +1308,11 @@ class TestDaemon(unittest.TestCase):
         agent = self.start_agent()
         # nothing set by the user: the admin's policy (the agent sent only reset)
         self.pump(2)
-        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
-        # `gsettings set` as the user, and nothing else: half the cap
+        self.assertEqual(self.prop(path, "CapBytes"), 9 * 1024 * 1024)
+        # `gsettings set` as the user, and nothing else: half the seconds (nothing
+        # measured: a quarter of 1 s at 20 MB/s is under the 8 MiB minimum)
         self.gsettings("set", "org.vfatsmart", "max-dirty-seconds", "1.0")
-        wait_for(lambda: self.prop(path, "CapBytes") == 19 * 1024 * 1024, what="the user's cap")
+        wait_for(lambda: self.prop(path, "CapBytes") == 8 * 1024 * 1024, what="the user's cap")
         self.assertEqual(self.policy_of(path)["max-dirty-seconds"], ("1.0", "user"))
         # a second agent in the same session steps aside
         r = subprocess.run(self.as_caller(CLI_WRAPPER + [CLI, "agent"]), env=self.user_env(), timeout=20,
@@ -1334,7 +1336,7 @@ class TestDaemon(unittest.TestCase):
         self.assertEqual(len(self.notifications()), 1)
         # the user resets the key: the admin's value again
         self.gsettings("reset", "org.vfatsmart", "max-dirty-seconds")
-        wait_for(lambda: self.prop(path, "CapBytes") == 38 * 1024 * 1024, what="the admin's cap")
+        wait_for(lambda: self.prop(path, "CapBytes") == 9 * 1024 * 1024, what="the admin's cap")
         self.assertIsNone(agent.poll())
 
     def test_agent_sees_a_mount_after_it_started(self):
@@ -1352,10 +1354,10 @@ class TestDaemon(unittest.TestCase):
         wait_for(lambda: self.prop(path, "MountPoints") == [], what="not mounted")
         agent = self.start_agent()
         self.pump(2)
-        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 9 * 1024 * 1024)
         self.udisks_mount_points([self.mount_dir])
         wait_for(lambda: self.prop(path, "MountedBy") == self.caller_uid(), what="MountedBy")
-        wait_for(lambda: self.prop(path, "CapBytes") == 19 * 1024 * 1024, what="the user's cap")
+        wait_for(lambda: self.prop(path, "CapBytes") == 8 * 1024 * 1024, what="the user's cap")
         self.assertEqual(self.policy_of(path)["max-dirty-seconds"], ("1.0", "user"))
         self.assertIsNone(agent.poll())
 
@@ -1402,7 +1404,7 @@ class TestDaemon(unittest.TestCase):
         self.assertFalse(ok)
         self.assertIn("org.vfatsmart.VfatSmart1.Error.Busy", err)
         self.assertIn("shutting down", err)
-        self.assertEqual(self.prop(path, "CapBytes"), 38 * 1024 * 1024)
+        self.assertEqual(self.prop(path, "CapBytes"), 9 * 1024 * 1024)
         with self.assertRaisesRegex(GLib.Error, "Error.Busy.*shutting down"):
             self.call(MANAGER, "RestoreAll", iface="org.vfatsmart.VfatSmart1.Manager")
         # the lock goes: the apply ends, its caller is answered, then the exit
@@ -1413,11 +1415,11 @@ class TestDaemon(unittest.TestCase):
         self.daemon = None
         wait_for(lambda: not self.name_has_owner(BUS_NAME), what="the name to go")
         with open(os.path.join(self.root, "sys/class/bdi", bdi, "max_bytes")) as f:
-            self.assertEqual(int(f.read()), 19 * 1024 * 1024)
+            self.assertEqual(int(f.read()), 8 * 1024 * 1024)
         with open(os.path.join(self.state, bdi.replace(":", "-") + ".state")) as f:
             record = f.read()
         self.assertIn("pending=false", record)
-        self.assertIn("cap-bytes=%d" % (19 * 1024 * 1024), record)
+        self.assertIn("cap-bytes=%d" % (8 * 1024 * 1024), record)
 
     def test_sigterm_waits_for_a_dropped_drives_apply(self):
         # the apply waits for the lock; meanwhile the drive's record goes

@@ -157,7 +157,7 @@ test_apply_restore (Tree *t, gconstpointer data)
   g_assert_no_error (error);
   g_assert_false (s->pending);
   assert_file (t, "sys/class/bdi/7:0/strict_limit", "1");
-  assert_file (t, "sys/class/bdi/7:0/max_bytes", "39845888");
+  assert_file (t, "sys/class/bdi/7:0/max_bytes", "9437184");
   g_assert_true (vsm_restore ("7:0", 0, NULL, &error));
   g_assert_no_error (error);
   assert_file (t, "sys/class/bdi/7:0/strict_limit", "0");
@@ -294,7 +294,7 @@ test_failure_keeps_previous (Tree *t, gconstpointer data)
   g_unsetenv ("VFAT_SMART_FAIL_WRITE");
   g_clear_error (&error);
   assert_file (t, "sys/class/bdi/7:0/strict_limit", "1");
-  assert_file (t, "sys/class/bdi/7:0/max_bytes", "39845888");
+  assert_file (t, "sys/class/bdi/7:0/max_bytes", "9437184");
   after = vsm_state_load ("7:0", &error);
   g_assert_no_error (error);
   g_assert_cmpstr (after->flush_mode, ==, "dirty-cap");
@@ -354,8 +354,8 @@ test_global_knobs_and_owners (Tree *t, gconstpointer data)
   sa = vsm_apply (a, pa, &options, &error);
   g_assert_no_error (error);
   g_assert_true (sa->uses_global);
-  assert_file (t, "proc/sys/vm/dirty_bytes", "39845888");
-  assert_file (t, "proc/sys/vm/dirty_background_bytes", "19922944");
+  assert_file (t, "proc/sys/vm/dirty_bytes", "9437184");
+  assert_file (t, "proc/sys/vm/dirty_background_bytes", "4718592");
   sb = vsm_apply (b, pb, &options, &error);
   g_assert_no_error (error);
   g = vsm_global_state_load (&error);
@@ -364,7 +364,7 @@ test_global_knobs_and_owners (Tree *t, gconstpointer data)
   /* the first to go leaves them; the last puts them back (through the
    * ratios, which were in charge) */
   g_assert_true (vsm_restore ("7:2", 0, NULL, &error));
-  assert_file (t, "proc/sys/vm/dirty_bytes", "39845888");
+  assert_file (t, "proc/sys/vm/dirty_bytes", "9437184");
   put (t, "proc/sys/vm/dirty_ratio", "1"); /* a kernel zeroes the ratio when bytes are set */
   g_assert_true (vsm_restore ("7:3", 0, NULL, &error));
   g_assert_no_error (error);
@@ -391,23 +391,23 @@ test_global_slowest_and_changed_by_other (Tree *t, gconstpointer data)
   g_autoptr (VsmGlobalState) g = NULL;
   gboolean said = FALSE;
 
-  pb->cap_bytes = 10485760; /* a slower drive */
+  pb->cap_bytes = 5242880; /* a slower drive */
   sa = vsm_apply (a, pa, &options, &error);
   g_assert_no_error (error);
-  assert_file (t, "proc/sys/vm/dirty_bytes", "39845888");
+  assert_file (t, "proc/sys/vm/dirty_bytes", "9437184");
   sb = vsm_apply (b, pb, &options, &error);
   g_assert_no_error (error);
-  assert_file (t, "proc/sys/vm/dirty_bytes", "10485760");
-  assert_file (t, "proc/sys/vm/dirty_background_bytes", "5242880");
+  assert_file (t, "proc/sys/vm/dirty_bytes", "5242880");
+  assert_file (t, "proc/sys/vm/dirty_background_bytes", "2621440");
   /* the faster one applying again does not lift the bound */
   sa2 = vsm_apply (a, pa, &options, &error);
   g_assert_no_error (error);
-  assert_file (t, "proc/sys/vm/dirty_bytes", "10485760");
+  assert_file (t, "proc/sys/vm/dirty_bytes", "5242880");
   /* the slow one goes: the bound is the faster one's */
   g_assert_true (vsm_restore ("7:3", 0, report, &error));
   g_assert_no_error (error);
-  assert_file (t, "proc/sys/vm/dirty_bytes", "39845888");
-  assert_file (t, "proc/sys/vm/dirty_background_bytes", "19922944");
+  assert_file (t, "proc/sys/vm/dirty_bytes", "9437184");
+  assert_file (t, "proc/sys/vm/dirty_background_bytes", "4718592");
   /* root changes it meanwhile: a new owner leaves it, the last one too */
   put (t, "proc/sys/vm/dirty_bytes", "5000000");
   g_clear_pointer (&sb, vsm_state_free);
@@ -458,7 +458,7 @@ test_global_while_mounted (Tree *t, gconstpointer data)
   /* an admin's apply (or the mount helper) takes them... */
   s2 = vsm_apply (a, pa, &options, &error);
   g_assert_no_error (error);
-  assert_file (t, "proc/sys/vm/dirty_bytes", "39845888");
+  assert_file (t, "proc/sys/vm/dirty_bytes", "9437184");
   /* a kernel zeroes the ratios when the bytes are set */
   put (t, "proc/sys/vm/dirty_ratio", "0");
   put (t, "proc/sys/vm/dirty_background_ratio", "0");

@@ -205,19 +205,19 @@ typedef struct
 
 static const PlanCase plan_cases[] = {
   { "stick-612", VSM_CLASS_USB_STICK, "vfat", TRUE, FALSE, VSM_FLUSH_MODE_AUTO,
-    VSM_FLUSH_MODE_DIRTY_CAP, TRUE, "shortname=mixed,utf8=1,showexec", "39845888", NULL },
+    VSM_FLUSH_MODE_DIRTY_CAP, TRUE, "shortname=mixed,utf8=1,showexec", "9437184", NULL },
   { "stick-61", VSM_CLASS_USB_STICK, "vfat", FALSE, FALSE, VSM_FLUSH_MODE_AUTO,
     VSM_FLUSH_MODE_KERNEL_FLUSH, TRUE, "shortname=mixed,utf8=1,showexec,flush", NULL, NULL },
   { "stick-61-global", VSM_CLASS_USB_STICK, "vfat", FALSE, TRUE, VSM_FLUSH_MODE_AUTO,
-    VSM_FLUSH_MODE_DIRTY_CAP, TRUE, "shortname=mixed,utf8=1,showexec", NULL, "39845888" },
+    VSM_FLUSH_MODE_DIRTY_CAP, TRUE, "shortname=mixed,utf8=1,showexec", NULL, "9437184" },
   { "exfat-612", VSM_CLASS_USB_STICK, "exfat", TRUE, FALSE, VSM_FLUSH_MODE_AUTO,
-    VSM_FLUSH_MODE_DIRTY_CAP, TRUE, "iocharset=utf8,errors=remount-ro", "39845888", NULL },
+    VSM_FLUSH_MODE_DIRTY_CAP, TRUE, "iocharset=utf8,errors=remount-ro", "9437184", NULL },
   { "exfat-61", VSM_CLASS_USB_STICK, "exfat", FALSE, FALSE, VSM_FLUSH_MODE_AUTO, VSM_FLUSH_MODE_OFF,
     TRUE, "iocharset=utf8,errors=remount-ro", NULL, NULL },
   { "exfat-kernel-flush", VSM_CLASS_USB_STICK, "exfat", TRUE, FALSE, VSM_FLUSH_MODE_KERNEL_FLUSH,
-    VSM_FLUSH_MODE_DIRTY_CAP, TRUE, "iocharset=utf8,errors=remount-ro", "39845888", NULL },
+    VSM_FLUSH_MODE_DIRTY_CAP, TRUE, "iocharset=utf8,errors=remount-ro", "9437184", NULL },
   { "ssd-612", VSM_CLASS_USB_SSD, "vfat", TRUE, FALSE, VSM_FLUSH_MODE_AUTO,
-    VSM_FLUSH_MODE_DIRTY_CAP, TRUE, "shortname=mixed,utf8=1,showexec", "268435456", NULL },
+    VSM_FLUSH_MODE_DIRTY_CAP, TRUE, "shortname=mixed,utf8=1,showexec", "99614720", NULL },
   { "internal", VSM_CLASS_INTERNAL, "vfat", TRUE, FALSE, VSM_FLUSH_MODE_AUTO,
     VSM_FLUSH_MODE_KERNEL_FLUSH, FALSE, "shortname=mixed,utf8=1,showexec,flush", NULL, NULL },
   { "policy-sync", VSM_CLASS_USB_STICK, "vfat", TRUE, FALSE, VSM_FLUSH_MODE_SYNC,
@@ -225,7 +225,7 @@ static const PlanCase plan_cases[] = {
   { "policy-off", VSM_CLASS_USB_HDD, "vfat", TRUE, FALSE, VSM_FLUSH_MODE_OFF, VSM_FLUSH_MODE_OFF,
     TRUE, "shortname=mixed,utf8=1,showexec", NULL, NULL },
   { "not-fat", VSM_CLASS_USB_STICK, "ext4", TRUE, FALSE, VSM_FLUSH_MODE_AUTO,
-    VSM_FLUSH_MODE_DIRTY_CAP, TRUE, NULL, "39845888", NULL },
+    VSM_FLUSH_MODE_DIRTY_CAP, TRUE, NULL, "9437184", NULL },
 };
 
 static void

@@ -93,15 +93,22 @@ test_steady_and_damped (void)
 
   drive_init (&d);
   vsm_learn_feed (l, 0, &d.stat);
-  /* measured after 1 s, but the cap waits for the first 5 s to pass */
-  g_assert_cmpuint (run (&d, l, 4, 20 * MB, 1.0), ==, 0);
-  g_assert_cmpfloat_with_epsilon (vsm_learn_get_bandwidth (l) / MB, 20.0, 0.01);
-  g_assert_cmpuint (vsm_learn_get_cap (l), ==, 66 * MIB);
+  /* the first measurement, after 1 s, moves the cap at once (the plan's
+   * first cap was a guess) */
   g_assert_cmpuint (run (&d, l, 1, 20 * MB, 1.0), ==, 1);
+  g_assert_cmpfloat_with_epsilon (vsm_learn_get_bandwidth (l) / MB, 20.0, 0.01);
   g_assert_cmpuint (vsm_learn_get_cap (l), ==, 38 * MIB);
   /* a 10 % wobble is inside the hysteresis: nothing moves */
   g_assert_cmpuint (run (&d, l, 30, 22 * MB, 1.0), ==, 0);
   g_assert_cmpuint (vsm_learn_get_cap (l), ==, 38 * MIB);
+  /* the drive at half the speed: the cap follows, then waits 5 s before
+   * the next change */
+  g_assert_cmpuint (run (&d, l, 1, 10 * MB, 1.0), ==, 1);
+  g_assert_cmpuint (vsm_learn_get_cap (l), ==, 30 * MIB); /* 16 MB/s, the running estimate */
+  g_assert_cmpuint (run (&d, l, 4, 10 * MB, 1.0), ==, 0);
+  g_assert_cmpuint (vsm_learn_get_cap (l), ==, 30 * MIB);
+  g_assert_cmpuint (run (&d, l, 1, 10 * MB, 1.0), ==, 1);
+  g_assert_cmpuint (vsm_learn_get_cap (l), ==, 19 * MIB);
 }
 
 static void
@@ -252,6 +259,16 @@ test_cap_formula (void)
       g_assert_cmpuint (cap, <=, limits.cap_max_bytes);
     }
   g_assert_cmpuint (vsm_learn_cap_for (&limits, 10 * MIB), ==, 20 * MIB);
+  /* the first cap: a quarter of the seconds of the class's guess, within
+   * the same clamps */
+  g_assert_cmpuint (vsm_learn_first_cap_for (&limits, 20000000), ==, 9 * MIB);
+  g_assert_cmpuint (vsm_learn_first_cap_for (&limits, 0), ==, limits.cap_min_bytes);
+  {
+    VsmLearnLimits four = limits;
+
+    four.max_dirty_seconds = 4;
+    g_assert_cmpuint (vsm_learn_first_cap_for (&four, 20 * MIB), ==, 20 * MIB);
+  }
 }
 
 /* a NULL learner is refused before it is read (the check came after the

@@ -316,6 +316,8 @@ typedef struct
   char *mount_options;      /* for mount -o; NULL when not FAT */
   char *udisks_defaults;    /* UDISKS_MOUNT_OPTIONS_<FS>_DEFAULTS (the only set changed) */
   guint64 bandwidth;        /* bytes/s the cap was computed from */
+  gboolean first_cap;       /* the bandwidth is the class's starting value:
+                             * the cap is vsm_learn_first_cap_for() */
   char *bandwidth_source;   /* in English */
   VsmReason *bandwidth_why; /* the same, translated where shown */
   guint64 cap_bytes;        /* 0 without a cap */
@@ -687,6 +689,10 @@ guint64 vsm_learn_get_bytes_written (const VsmLearn *learn);
 /* cap for a bandwidth: bandwidth x seconds, clamped, whole MiB; the one
  * formula of the cap, the plan's (vsm-plan) and the learner's */
 guint64 vsm_learn_cap_for (const VsmLearnLimits *limits, guint64 bandwidth);
+/* the cap of a drive nothing was measured or given of, from its class's
+ * starting bandwidth: VSM_LEARN_FIRST_SHARE of vsm_learn_cap_for()'s
+ * seconds (vsm-learn.h), within the same clamps */
+guint64 vsm_learn_first_cap_for (const VsmLearnLimits *limits, guint64 bandwidth);
 
 /* ---- vsm-manager ---- */
 
