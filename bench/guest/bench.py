@@ -525,10 +525,23 @@ class Bench:
             sh("umount", mp)
 
     # ----------------------------------------------------------------------- runs
+    def forget_and_replug(self):
+        """Groups with "first_plug": vfat-smart's record and learned history of the stick
+        dropped and the stick plugged again, so that the run is a first plug: the daemon
+        drops the drive with the unplug and starts it from the plan's first cap."""
+        r = subprocess.run(["vfat-smart", "forget", "--history", self.dev.disk],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        log("vfat-smart forget --history %s: exit %d %s" % (self.dev.disk, r.returncode, r.stdout.strip()))
+        lab("lab_unplug")
+        self.plug()
+
     def run_one(self, workload, config, rep, warmup=False, yank=None):
         g = self.g
         idx = self.run_idx
         self.run_idx += 1
+        first_plug = bool(g.get("first_plug")) and config["setup"] == "vfat-smart"
+        if first_plug:
+            self.forget_and_replug()
         want_fat = config.get("fat_module", "stock")
         self.fat = select_fat_module(want_fat, self.fat) if g.get("fs", "vfat") == "vfat" else self.fat
         # an experiment's variant of vfat-smart: the admin's max-dirty-seconds
@@ -697,7 +710,8 @@ class Bench:
                 "setup": config["setup"], "config": config["label"], "fat_module": self.fat,
                 "mounted_by": how, "mount_options": opts, "knobs": knobs, "vm_values": vm,
                 "pacer_config": config.get("pacer"), "stick": self.dev.serial,
-                **({"two_sticks": "alone"} if g.get("two_sticks") else {})}
+                **({"two_sticks": "alone"} if g.get("two_sticks") else {}),
+                **({"first_plug": True} if g.get("first_plug") and config["setup"] == "vfat-smart" else {})}
 
     def emit(self, res):
         line = json.dumps(res, sort_keys=True)

@@ -273,6 +273,26 @@ class ReportTest(unittest.TestCase):
         with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
             self.assertIn("| fp | cheap-stick | 6.12 | big1g | 38.0 MiB (2.0 s) | 23.0 (22.0-24.0) MiB |", f.read())
 
+    def test_first_plug_group(self):
+        """a "first_plug" group: every vfat-smart run a first plug, one entry per workload,
+        and a goal line, met at most 2 s of the profile's bandwidth"""
+        write_group(self.raw, "fpg", [run("fpg", "vfat-smart", 10, run=0, warmup=True, first_plug=True,
+                                          peak_at_risk_bytes=60 * MIB),
+                                      run("fpg", "vfat-smart", 10, run=1, first_plug=True, peak_at_risk_bytes=9 * MIB),
+                                      run("fpg", "udisks-default", 20, run=2),
+                                      run("fpg", "vfat-smart", 10, run=3, first_plug=True, peak_at_risk_bytes=11 * MIB),
+                                      run("fpg", "vfat-smart", 10, run=4, first_plug=True, workload="small1000x64k",
+                                          peak_at_risk_bytes=50 * MIB)])
+        summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
+        es = {x["workload"]: x for x in summary["first_plug"] if x["group"] == "fpg"}
+        self.assertEqual(es["big1g"]["first_peak_at_risk_bytes"], [9 * MIB, 11 * MIB])
+        self.assertEqual(es["small1000x64k"]["first_peak_at_risk_bytes"], [50 * MIB])
+        with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
+            md = f.read()
+        self.assertIn("| fpg | cheap-stick | 6.12 | big1g | 10.0 (9.0-11.0) MiB (0.5 (0.5-0.6) s), 2 runs | - MiB |", md)
+        self.assertRegex(md, r"met\W+First plug, cheap-stick, big1g, Linux 6.12 \(fpg\): .*at most 0.58 s")
+        self.assertRegex(md, r"MISSED\W+First plug, cheap-stick, small1000x64k, Linux 6.12 \(fpg\): .*2.62 s")
+
     def test_two_sticks(self):
         """Each stick's time to safe with the other copy running over its own alone, its
         peak against its cap; the runs stay out of the matrix's cells and the first plug is
