@@ -181,16 +181,27 @@ publish_state (VsmdDevice *d, const VsmState *s)
 
 /* Another front end applied (the udev helper on a change event) with the
  * policy's or the history's numbers: what was measured, or set with
- * SetOptions, for this mount is put back. */
+ * SetOptions, for this mount is put back. Before a measurement the plan
+ * alone knows the cap the options give (a first cap, or one from the
+ * admin's class-bandwidth): they are applied again. */
 static void
 reassert_cap (VsmdDevice *d, const VsmState *s)
 {
-  guint64 want;
+  guint64 measured = vsm_learn_get_bandwidth (d->learn), want;
 
   if (s->cap_bytes == 0 || g_strcmp0 (s->updated_by, VSM_SOURCE_DAEMON) == 0 || d->applying ||
-      vsm_learn_get_bandwidth (d->learn) == 0)
+      (measured == 0 && vsm_user_options_is_empty (d->options)))
     return;
-  want = vsm_learn_cap_for (&d->limits, vsm_learn_get_bandwidth (d->learn));
+  if (measured == 0)
+    {
+      g_message ("%s: %s applied a cap of %" G_GUINT64_FORMAT
+                 " bytes without the options set for this mount",
+                 d->bdi, s->source ? s->source : "?", s->cap_bytes);
+      vsmd_device_start_job (d, VSMD_JOB_REAPPLY,
+                             "another front end applied without this mount's options", NULL);
+      return;
+    }
+  want = vsm_learn_cap_for (&d->limits, measured);
   if (fabs ((double)want - (double)s->cap_bytes) <= VSM_LEARN_HYSTERESIS * (double)s->cap_bytes)
     return;
   g_message ("%s: %s applied a cap of %" G_GUINT64_FORMAT
