@@ -232,7 +232,15 @@ def first_plug(groups):
     plugged, nothing learned yet: every guest starts with an empty state; the warm-up
     counts) beside the peaks of its later runs of the same workload (learned)."""
     out = []
+    # a rerun (NAME@STAMP) takes the place of the group's older runs, as everywhere
+    newest = {}
+    for gname, _, runs in groups:
+        if runs:
+            base = gname.split("@")[0]
+            newest[base] = max(newest.get(base, gname), gname, key=lambda n: n.partition("@")[2])
     for gname, meta, runs in groups:
+        if newest.get(gname.split("@")[0], gname) != gname:
+            continue
         # per stick where a group copied to two ("stick" in its runs)
         sticks = sorted({r.get("stick") for r in runs}, key=str)
         for stick in sticks:
