@@ -1446,6 +1446,54 @@ def variant_rows(summary):
              "busy vs no flush |", "| --- | --- | --- | --- | --- | --- | --- |"] + L + [""])
 
 
+def glance_line(name, goal, verdicts):
+    """One goal's line of "The goals at a glance": how many of its verdicts were met,
+    missed or not judged (CPU-bound, not measured), and where it was missed."""
+    if not verdicts:
+        return "- **%s** (%s): not measured." % (name, goal)
+    n = {}
+    for st, _ in verdicts:
+        n[st] = n.get(st, 0) + 1
+    missed = [t for st, t in verdicts if st == "MISSED"]
+    status = "MISSED" if missed else "met" if n.get("met") else "not judged"
+    counts = ", ".join("%d %s" % (n[k], k) for k in ("MISSED", "met", "CPU-bound", "not measured") if n.get(k))
+    # the group: the first parenthesis that holds one name (no spaces)
+    where = sorted({m.group(1) for m in (re.search(r"\(([A-Za-z][\w.@-]*)\)", t) for t in missed) if m})
+    return "- **%s** (%s): **%s**: %s%s." % (name, goal, status, counts,
+                                          "; missed in " + ", ".join(where) if where else "")
+
+
+def glance_section(summary):
+    """RESULTS.md's first lines: each goal of vfat-smart as installed, met or missed, counted
+    over the verdicts of the sections below (bad news first; the reasons are there)."""
+    pv = [(st, t) for st, t in pull_verdicts(summary) if st in ("met", "MISSED")]
+    gl = goals(summary)
+    ts = [(two_sticks_verdict(e), "%s (%s)" % (e["workload"], e["group"])) for e in summary.get("two_sticks") or []]
+    rows = [
+        ("Return gap", "a pull when cp returns loses at most %.0f s of the copy" % RETURN_GAP_S,
+         [(st, t) for st, t in pv if t.startswith("return gap")]),
+        ("Dominance", "at every moment vfat-smart loses no more than udisks' default",
+         [(st, t) for st, t in pv if t.startswith("dominance")]),
+        ("Speed", "the time to safe against the same run's references, as the goals list says",
+         [(st, t) for st, t in gl if not t.startswith("First plug")]),
+        ("First plug", "the peak at risk before anything is learned at most %g s" % FIRST_PLUG_MAX_S,
+         [(st, t) for st, t in gl if t.startswith("First plug")]),
+        ("Two sticks at once", "each within %.2fx its time alone and its own cap" % TWO_STICKS_MAX_RATIO, ts),
+        ("Safe to unplug", "the notice at most 0.5 s after the data is safe, never before",
+         [(st, t) for st, t in pv if t.startswith('"safe to unplug"')]),
+        ("File system after a pull", "fsck finds nothing beyond the dirty bit",
+         [(st, t) for st, t in pv if t.startswith("file system")]),
+    ]
+    L = ["## The goals at a glance", "",
+         "vfat-smart as installed, each goal counted over its verdicts in the sections below (where it "
+         "was missed, the group; the numbers and the reasons are there). The product's own cost (the "
+         "udev helper, vfat-smartd, mount.vfat-smart) is measured outside this benchmark: "
+         "tests/perf/RESULTS.md.", ""]
+    L += [glance_line(*r) for r in rows]
+    L.append("")
+    return L
+
+
 def pulls_section(summary):
     """RESULTS.md's first section: what a pull loses, the verdicts first (bad news
     first), then a table per group and workload."""
@@ -1519,6 +1567,7 @@ def render(summary, plots=None, notes=None, raw_shown="bench/raw/"):
              "those files; `bench/run --report-only` regenerates this file, `summary.json` and the plots)."
              % (summary["generated"], summary["command"], raw_shown))
     L.append("")
+    L += glance_section(summary)
     L += pulls_section(summary)
     L += first_plug_section(summary)
     L += two_sticks_section(summary)

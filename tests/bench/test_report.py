@@ -273,6 +273,19 @@ class ReportTest(unittest.TestCase):
         with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
             self.assertIn("| fp | cheap-stick | 6.12 | big1g | 38.0 MiB (2.0 s) | 23.0 (22.0-24.0) MiB |", f.read())
 
+    def test_goals_at_a_glance_first(self):
+        """RESULTS.md opens with each goal counted over its verdicts, bad news named by group"""
+        first = self.md.split("\n## ")[1]
+        self.assertTrue(first.startswith("The goals at a glance"), first[:80])
+        self.assertIn("- **Return gap** (a pull when cp returns loses at most 1 s of the copy): not measured.", first)
+        self.assertRegex(first, r"- \*\*First plug\*\* \(.*\): (not measured|\*\*)")
+        write_group(self.raw, "fpg", [run("fpg", "vfat-smart", 10, run=1, first_plug=True, peak_at_risk_bytes=50 * MIB)])
+        report.write_all(self.raw, self.tmp.name, "t", generated="g")
+        with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
+            first = f.read().split("\n## ")[1]
+        self.assertIn("- **First plug** (the peak at risk before anything is learned at most 2 s): **MISSED**: "
+                      "1 MISSED; missed in fpg.", first)
+
     def test_first_plug_group(self):
         """a "first_plug" group: every vfat-smart run a first plug, one entry per workload,
         and a goal line, met at most 2 s of the profile's bandwidth"""
