@@ -64,11 +64,12 @@ struct _VsmdDevice
   gboolean device_cap;     /* the kernel has per-device caps (6.2+) */
   int global_for_mounted;  /* vm.* knobs last planned for mounted (1), not (0), -1: never */
   gint64 adopt_until;
-  gboolean applying;  /* an apply or restore runs in a thread */
-  guint history_jobs; /* history writes running in a thread */
-  gboolean retired;   /* the drive or its record went: the object is off the bus */
-  gboolean stopping;  /* the daemon stops: nothing new is applied */
-  gboolean removed;   /* udev's remove of the disk came */
+  gboolean applying;    /* an apply or restore runs in a thread */
+  gboolean cap_learned; /* the learner moved the cap while an apply ran: applied after it */
+  guint history_jobs;   /* history writes running in a thread */
+  gboolean retired;     /* the drive or its record went: the object is off the bus */
+  gboolean stopping;    /* the daemon stops: nothing new is applied */
+  gboolean removed;     /* udev's remove of the disk came */
   guint tick_id;
   gint64 last_drift_check;
 

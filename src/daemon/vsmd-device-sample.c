@@ -97,20 +97,29 @@ on_tick (gpointer data)
   VsmdDevice *d = data;
   VsmDiskStat st;
   VsmDirtyInfo di = { 0 };
-  guint64 before = vsm_learn_get_bytes_written (d->learn), old_cap = vsm_learn_get_cap (d->learn);
+  guint64 before = vsm_learn_get_bytes_written (d->learn);
   gboolean wrote = FALSE, have_stat;
   gint64 now = g_get_monotonic_time ();
 
   d->tick_id = 0;
   have_stat = vsm_disk_stat_read (d->disk_name, &st, NULL, NULL);
-  if (have_stat && vsm_learn_feed (d->learn, now, &st) && !d->applying &&
-      vsm_dbus_device_get_cap_bytes (d->skeleton) > 0)
+  /* a change while an apply runs is applied once it ended: the learner
+   * already counts it as in force, and would not move again (the first
+   * measurement's change, out of the first cap, most of all) */
+  if (have_stat && vsm_learn_feed (d->learn, now, &st))
+    d->cap_learned = TRUE;
+  if (d->cap_learned && !d->applying)
     {
-      g_autofree char *bw = vsm_format_rate ((double)vsm_learn_get_bandwidth (d->learn));
-      g_autofree char *from = vsm_format_bytes (old_cap);
-      g_autofree char *to = vsm_format_bytes (vsm_learn_get_cap (d->learn));
-      g_message ("%s: cap %s -> %s (measured %s while writing)", d->bdi, from, to, bw);
-      vsmd_device_start_job (d, VSMD_JOB_REAPPLY, "measured while writing", NULL);
+      d->cap_learned = FALSE;
+      if (vsm_dbus_device_get_cap_bytes (d->skeleton) > 0 &&
+          vsm_learn_get_cap (d->learn) != vsm_dbus_device_get_cap_bytes (d->skeleton))
+        {
+          g_autofree char *bw = vsm_format_rate ((double)vsm_learn_get_bandwidth (d->learn));
+          g_autofree char *from = vsm_format_bytes (vsm_dbus_device_get_cap_bytes (d->skeleton));
+          g_autofree char *to = vsm_format_bytes (vsm_learn_get_cap (d->learn));
+          g_message ("%s: cap %s -> %s (measured %s while writing)", d->bdi, from, to, bw);
+          vsmd_device_start_job (d, VSMD_JOB_REAPPLY, "measured while writing", NULL);
+        }
     }
   wrote = vsm_learn_get_bytes_written (d->learn) > before;
   if (wrote)

@@ -1386,6 +1386,38 @@ class TestDaemon(unittest.TestCase):
         self.assertRegex(n[4], r"^About 23.4.MiB written to it had not reached the drive")
         self.assertFalse(os.path.exists(os.path.join(self.state, bdi.replace(":", "-") + ".options")))
 
+    def test_learned_during_an_apply(self):
+        """the first measurement comes while an apply waits in its worker: its cap is
+        applied once the apply ended (it was dropped, and the learner, counting it as in
+        force, never moved again: the drive kept its first cap)"""
+        _, bdi, path = self.managed_stick()
+        _, disk_sys, _ = self.fixture_nodes("usb-storage-ss-stick")
+        self.write_stat(disk_sys, 0, 0)
+        self.start_daemon()
+        self.polkit_allow(["org.vfatsmart.manage"])
+        self.assertEqual(self.prop(path, "CapBytes"), 9 * 1024 * 1024)
+        lock = self.hold_state_lock()
+        call = self.start_unprivileged(path, "SetOptions", "{'ignore-devices': <['usb:1234:5678:X']>}")
+        self.pump(0.5)
+        # a copy at 60 MB/s for 6 s while the apply waits (up to 10 s; the daemon looks
+        # at an idle drive every 3 s)
+        sectors, ticks = 0, 0
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 6:
+            sectors += 60000000 // 4 // 512
+            ticks += 250
+            self.write_stat(disk_sys, sectors, ticks)
+            self.set_stats(bdi, 20000, 4000)
+            self.pump(0.25)
+        self.assertIsNone(call.poll(), "the apply did not wait for the lock")
+        self.assertEqual(self.prop(path, "CapBytes"), 9 * 1024 * 1024)
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        _, err = call.communicate(timeout=30)
+        self.assertEqual(call.returncode, 0, err)
+        # 60 MB/s x 2 s, as measured
+        wait_for(lambda: self.prop(path, "CapBytes") == 114 * 1024 * 1024, timeout=10,
+                 what="the cap learned during the apply")
+
     def test_sigterm_waits_for_a_running_apply(self):
         _, bdi, path = self.managed_stick()
         self.start_daemon()
