@@ -582,6 +582,18 @@ class TestDaemon(unittest.TestCase):
         fields[4], fields[6], fields[7], fields[9] = sectors // 256, sectors, ticks, ticks
         self.bed.set_attribute(syspath, "stat", " ".join(str(x) for x in fields) + "\n")
 
+    def copy_at_60mb(self, bdi, disk_sys, seconds):
+        """a copy at 60 MB/s for SECONDS: the disk's stat four times a second, busy all
+        the time, 23.4 MiB at risk"""
+        sectors, ticks = 0, 0
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < seconds:
+            sectors += 60000000 // 4 // 512
+            ticks += 250
+            self.write_stat(disk_sys, sectors, ticks)
+            self.set_stats(bdi, 20000, 4000)
+            self.pump(0.25)
+
     def test_feed_and_learning(self):
         node, bdi, path = self.managed_stick()
         _, disk_sys, _ = self.fixture_nodes("usb-storage-ss-stick")
@@ -596,14 +608,7 @@ class TestDaemon(unittest.TestCase):
         self.pump(4)
         self.assertEqual(self.signals, [], "PropertiesChanged while idle")
         # a copy at 60 MB/s for 12 s: data at risk, busy all the time
-        sectors, ticks = 0, 0
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < 12:
-            sectors += 60000000 // 4 // 512
-            ticks += 250
-            self.write_stat(disk_sys, sectors, ticks)
-            self.set_stats(bdi, 20000, 4000)
-            self.pump(0.25)
+        self.copy_at_60mb(bdi, disk_sys, 12)
         bw = self.prop(path, "WriteBandwidth")
         self.assertAlmostEqual(bw / 60e6, 1.0, delta=0.25)
         self.assertEqual(self.prop(path, "BandwidthSource"), "measured while writing")
@@ -1401,14 +1406,7 @@ class TestDaemon(unittest.TestCase):
         self.pump(0.5)
         # a copy at 60 MB/s for 6 s while the apply waits (up to 10 s; the daemon looks
         # at an idle drive every 3 s)
-        sectors, ticks = 0, 0
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < 6:
-            sectors += 60000000 // 4 // 512
-            ticks += 250
-            self.write_stat(disk_sys, sectors, ticks)
-            self.set_stats(bdi, 20000, 4000)
-            self.pump(0.25)
+        self.copy_at_60mb(bdi, disk_sys, 6)
         self.assertIsNone(call.poll(), "the apply did not wait for the lock")
         self.assertEqual(self.prop(path, "CapBytes"), 9 * 1024 * 1024)
         fcntl.flock(lock, fcntl.LOCK_UN)
