@@ -34,7 +34,7 @@ G_BEGIN_DECLS
  * max-dirty-seconds) until vfat-smartd measured its first second of
  * writing: the class's bandwidth is a guess, and the first copy dirties
  * the whole cap before the drive wrote anything (the USB 2.0 stick model at
- * 11 MB/s held 2.6-3.3 s of its writing on its first plug under the class's
+ * 12 MB/s held 2.6-3.3 s of its writing on its first plug under the class's
  * 38 MiB, bench/RESULTS.md "First plug"). A drive at a quarter of its
  * class's speed or more holds no more than max-dirty-seconds of its own
  * writing then. */

@@ -30,11 +30,10 @@ G_BEGIN_DECLS
  * the block device's FAT buffers, FSINFO, its directory) ... */
 #define VSM_PACE_MAX_INODES 4
 /* ... and, to start, they fill at least this share of the cap. The kernel
- * can hold a writer below half of max_bytes: its own threshold for the
- * drive is the smaller of max_bytes and the drive's share of the global
- * limit (the lab's 7.2 daemon check: a 128 MiB copy held at 6.1 MiB under
- * a 13 MiB cap for 15 s, the drive busy all the time, and never paced
- * with half the cap needed to start) */
+ * can hold a writer below half of max_bytes (the lab's 7.2 daemon check: a
+ * 128 MiB copy held at 6.1 MiB under a 13 MiB cap for 15 s, the drive busy
+ * all the time, and never paced with half the cap needed to start; why the
+ * kernel held it there was not worked out) */
 #define VSM_PACE_MIN_FILL 0.4
 /* ... and, to go on, they still hold this share of it. Each sync drains
  * what was dirty when it began; while the drive is the slower one the
