@@ -233,20 +233,15 @@ def first_plug(groups):
     counts) beside the peaks of its later runs of the same workload (learned)."""
     out = []
     # a rerun (NAME@STAMP) takes the place of the group's older runs, as everywhere
-    newest = {}
-    for gname, _, runs in groups:
-        if runs:
-            base = gname.split("@")[0]
-            newest[base] = max(newest.get(base, gname), gname, key=lambda n: n.partition("@")[2])
+    rerun = superseded(None, groups)
     for gname, meta, runs in groups:
-        if newest.get(gname.split("@")[0], gname) != gname:
-            continue
         # per stick where a group copied to two ("stick" in its runs)
         sticks = sorted({r.get("stick") for r in runs}, key=str)
         for stick in sticks:
             e = first_plug_of(gname, meta, [r for r in runs if r.get("stick") == stick])
             for x in (e if isinstance(e, list) else [e] if e else []):
-                out.append(dict(x, stick=stick) if len(sticks) > 1 else x)
+                if (gname, x["workload"]) not in rerun:
+                    out.append(dict(x, stick=stick) if len(sticks) > 1 else x)
     return out
 
 
