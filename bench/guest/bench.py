@@ -525,6 +525,10 @@ class Bench:
             sh("umount", mp)
 
     # ----------------------------------------------------------------------- runs
+    def first_plug(self, config):
+        """Whether a run of config is a first plug: vfat-smart in a "first_plug" group."""
+        return bool(self.g.get("first_plug")) and config["setup"] == "vfat-smart"
+
     def forget_and_replug(self):
         """Groups with "first_plug": vfat-smart's record and learned history of the stick
         dropped and the stick plugged again, so that the run is a first plug: the daemon
@@ -539,8 +543,7 @@ class Bench:
         g = self.g
         idx = self.run_idx
         self.run_idx += 1
-        first_plug = bool(g.get("first_plug")) and config["setup"] == "vfat-smart"
-        if first_plug:
+        if self.first_plug(config):
             self.forget_and_replug()
         want_fat = config.get("fat_module", "stock")
         self.fat = select_fat_module(want_fat, self.fat) if g.get("fs", "vfat") == "vfat" else self.fat
@@ -711,7 +714,7 @@ class Bench:
                 "mounted_by": how, "mount_options": opts, "knobs": knobs, "vm_values": vm,
                 "pacer_config": config.get("pacer"), "stick": self.dev.serial,
                 **({"two_sticks": "alone"} if g.get("two_sticks") else {}),
-                **({"first_plug": True} if g.get("first_plug") and config["setup"] == "vfat-smart" else {})}
+                **({"first_plug": True} if self.first_plug(config) else {})}
 
     def emit(self, res):
         line = json.dumps(res, sort_keys=True)
