@@ -21,8 +21,7 @@ struct _VsmLearn
   guint64 start_bandwidth;
   guint64 bandwidth; /* measured; 0 before the first measurement */
   guint64 cap;
-  gint64 last_change_usec;
-  gboolean changed; /* the cap moved since the learner began */
+  gint64 last_change_usec; /* 0: the cap has not moved since the learner began */
   guint n_measurements;
   guint64 bytes_written;
 
@@ -65,7 +64,7 @@ vsm_learn_link_bandwidth (guint speed_mbps)
 }
 
 VsmLearn *
-vsm_learn_new (const VsmLearnLimits *limits, guint64 start_bandwidth, gint64 now_usec)
+vsm_learn_new (const VsmLearnLimits *limits, guint64 start_bandwidth)
 {
   VsmLearn *l = g_new0 (VsmLearn, 1);
 
@@ -73,7 +72,6 @@ vsm_learn_new (const VsmLearnLimits *limits, guint64 start_bandwidth, gint64 now
   l->limits = *limits;
   l->start_bandwidth = MAX (start_bandwidth, 1);
   l->cap = vsm_learn_cap_for (limits, l->start_bandwidth);
-  l->last_change_usec = now_usec;
   return l;
 }
 
@@ -128,11 +126,10 @@ maybe_change_cap (VsmLearn *l, gint64 at_usec)
   diff = fabs ((double)want - (double)l->cap);
   if (want == l->cap || diff <= VSM_LEARN_HYSTERESIS * (double)l->cap)
     return FALSE;
-  if (l->changed && at_usec - l->last_change_usec < VSM_LEARN_MIN_CHANGE_USEC)
+  if (l->last_change_usec != 0 && at_usec - l->last_change_usec < VSM_LEARN_MIN_CHANGE_USEC)
     return FALSE;
   l->cap = want;
-  l->changed = TRUE;
-  l->last_change_usec = at_usec;
+  l->last_change_usec = MAX (at_usec, 1);
   return TRUE;
 }
 

@@ -144,7 +144,7 @@ vsmd_device_reset_limits (VsmdDevice *d, guint64 start_bandwidth, guint64 cap_in
   d->limits.cap_max_bytes = p->cap_max_bytes;
   vsmd_options_publish (d->skeleton, p);
   if (d->learn == NULL)
-    d->learn = vsm_learn_new (&d->limits, MAX (start_bandwidth, 1), g_get_monotonic_time ());
+    d->learn = vsm_learn_new (&d->limits, MAX (start_bandwidth, 1));
   vsm_learn_set_limits (d->learn, &d->limits, cap_in_force);
 }
 

@@ -70,7 +70,7 @@ static void
 fuzz_learn (const char *text)
 {
   static const VsmLearnLimits limits = { 2.0, 8 << 20, 256 << 20 };
-  g_autoptr (VsmLearn) l = vsm_learn_new (&limits, 20000000, 0);
+  g_autoptr (VsmLearn) l = vsm_learn_new (&limits, 20000000);
   g_auto (GStrv) lines = g_strsplit (text, "\n", 2000);
   gint64 now = 0, last_change = -VSM_LEARN_MIN_CHANGE_USEC;
 

@@ -68,7 +68,7 @@ static const char *const recorded[] = {
 static void
 test_recorded (void)
 {
-  g_autoptr (VsmLearn) l = vsm_learn_new (&limits, 35000000, 0);
+  g_autoptr (VsmLearn) l = vsm_learn_new (&limits, 35000000);
   guint changes = 0;
 
   g_assert_cmpuint (vsm_learn_get_cap (l), ==, 66 * MIB); /* 70 MB, whole MiB */
@@ -88,7 +88,7 @@ test_recorded (void)
 static void
 test_steady_and_damped (void)
 {
-  g_autoptr (VsmLearn) l = vsm_learn_new (&limits, 35000000, 0);
+  g_autoptr (VsmLearn) l = vsm_learn_new (&limits, 35000000);
   Drive d;
 
   drive_init (&d);
@@ -114,7 +114,7 @@ test_steady_and_damped (void)
 static void
 test_idle_gaps (void)
 {
-  g_autoptr (VsmLearn) l = vsm_learn_new (&limits, 20000000, 0);
+  g_autoptr (VsmLearn) l = vsm_learn_new (&limits, 20000000);
   Drive d;
 
   drive_init (&d);
@@ -147,7 +147,7 @@ test_idle_gaps (void)
 static void
 test_slows_down (void)
 {
-  g_autoptr (VsmLearn) l = vsm_learn_new (&limits, 20000000, 0);
+  g_autoptr (VsmLearn) l = vsm_learn_new (&limits, 20000000);
   gint64 last_change = -1;
   Drive d;
 
@@ -172,7 +172,7 @@ test_slows_down (void)
 static void
 test_mixed_and_backwards (void)
 {
-  g_autoptr (VsmLearn) l = vsm_learn_new (&limits, 20000000, 0);
+  g_autoptr (VsmLearn) l = vsm_learn_new (&limits, 20000000);
   Drive d;
 
   drive_init (&d);
@@ -214,7 +214,7 @@ test_clamps_and_link (void)
   g_assert_cmpuint (vsm_learn_link_bandwidth (0), ==, 0);
 
   /* a very slow drive stays at the minimum, whatever it measures */
-  l = vsm_learn_new (&limits, 20000000, 0);
+  l = vsm_learn_new (&limits, 20000000);
   drive_init (&d);
   vsm_learn_feed (l, 0, &d.stat);
   run (&d, l, 30, 1 * MB, 1.0);
@@ -226,7 +226,7 @@ test_clamps_and_link (void)
 static void
 test_set_limits (void)
 {
-  g_autoptr (VsmLearn) l = vsm_learn_new (&limits, 20000000, 0);
+  g_autoptr (VsmLearn) l = vsm_learn_new (&limits, 20000000);
   VsmLearnLimits four = { 4.0, 8 * MIB, 512 * MIB };
   Drive d;
 

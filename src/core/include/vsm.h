@@ -665,7 +665,7 @@ typedef struct
 typedef struct _VsmLearn VsmLearn;
 
 /* start_bandwidth: what the plan started from (bytes/s, > 0) */
-VsmLearn *vsm_learn_new (const VsmLearnLimits *limits, guint64 start_bandwidth, gint64 now_usec);
+VsmLearn *vsm_learn_new (const VsmLearnLimits *limits, guint64 start_bandwidth);
 void vsm_learn_free (VsmLearn *learn);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VsmLearn, vsm_learn_free)
 
