@@ -339,6 +339,7 @@ vsm_hotplug (const char *syspath, const char *const *envp, gboolean *applied, Vs
 {
   /* at the plug: the vm.* knobs wait for the mount (vfat-smartd takes them) */
   const VsmApplyOptions options = { VSM_SOURCE_UDEV, VSM_LOCK_WAIT_UDEV_MS, TRUE };
+  const VsmReapply change = { .reason = "udev change event" };
   g_autoptr (GError) stamp_error = NULL;
   VsmOverrides o = { 0 };
   VsmIntent *intent;
@@ -354,8 +355,7 @@ vsm_hotplug (const char *syspath, const char *const *envp, gboolean *applied, Vs
   /* a change of a disk a person made a choice for plans from that choice,
    * as a re-apply does: the event brings new facts, not a new intent */
   intent = recorded_intent (d, envp, &o);
-  a = intent ? vsm_assess_intent (d, intent, NULL, 0, NULL, NULL, "udev change event")
-             : vsm_assess_device (d, NULL, &o);
+  a = intent ? vsm_assess_intent (d, intent, &change) : vsm_assess_device (d, NULL, &o);
   *applied = vsm_assessment_apply (a, &options, NULL, NULL, state, error);
 
   /* the next change event of this file system (an unmount's) keeps this

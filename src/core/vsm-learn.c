@@ -46,13 +46,11 @@ vsm_learn_cap_for (const VsmLearnLimits *limits, guint64 bandwidth)
   return cap >= mib ? cap - cap % mib : cap;
 }
 
-guint64
-vsm_learn_first_cap_for (const VsmLearnLimits *limits, guint64 bandwidth)
+double
+vsm_learn_cap_seconds (double max_dirty_seconds, gboolean paced, gboolean one_big_file)
 {
-  VsmLearnLimits first = *limits;
-
-  first.max_dirty_seconds = limits->max_dirty_seconds * VSM_LEARN_FIRST_SHARE;
-  return vsm_learn_cap_for (&first, bandwidth);
+  return paced && !one_big_file ? max_dirty_seconds * VSM_LEARN_MANY_FILES_SHARE
+                                : max_dirty_seconds;
 }
 
 guint64
@@ -81,6 +79,22 @@ vsm_learn_set_limits (VsmLearn *l, const VsmLearnLimits *limits, guint64 cap_in_
   g_return_if_fail (l != NULL && limits != NULL && limits->cap_min_bytes <= limits->cap_max_bytes);
   l->limits = *limits;
   l->cap = cap_in_force;
+}
+
+gboolean
+vsm_learn_set_seconds (VsmLearn *l, double seconds)
+{
+  guint64 want;
+
+  g_return_val_if_fail (l != NULL && seconds > 0, FALSE);
+  l->limits.max_dirty_seconds = seconds;
+  if (l->bandwidth == 0)
+    return FALSE;
+  want = vsm_learn_cap_for (&l->limits, l->bandwidth);
+  if (want == l->cap)
+    return FALSE;
+  l->cap = want;
+  return TRUE;
 }
 
 void

@@ -39,6 +39,18 @@ G_BEGIN_DECLS
  * class's speed or more holds no more than max-dirty-seconds of its own
  * writing then. */
 #define VSM_LEARN_FIRST_SHARE 0.25
+/* Where vfat-smartd paces (sticks, cards), the cap holds this share of
+ * max-dirty-seconds except while it paces one big file: what a pull when
+ * the copy returns loses of many files is what the cap holds, and more
+ * (their directory entries wait for the next metadata commit). On the PNY
+ * model (bench/EXPERIMENTS.md, x-return-gap-pny32g) a pull at the return
+ * lost 1.93 s of 1000 x 64 KiB and 1.64 s of the photo tree under 2 s of
+ * cap, 1.24 s and 0.90 s under 1 s, 0.57 s and 0.53 s under 0.5 s (at
+ * 1.33x and 1.25x the drive time of no flush, against 1.16x and 1.11x).
+ * One big file, paced, keeps the whole of it: its syncs commit metadata
+ * once per cap, and under 0.5 s the 1 GiB file took 1.25x the time of no
+ * flush (1.00x under 2 s). */
+#define VSM_LEARN_MANY_FILES_SHARE 0.25
 /* damping: one change per 5 s at most (the first measurement's at once),
  * and only by more than 20 % */
 #define VSM_LEARN_MIN_CHANGE_USEC (5 * G_USEC_PER_SEC)

@@ -284,26 +284,26 @@ reapply_intent (const VsmState *s, const VsmReapply *r)
 }
 
 VsmAssessment *
-vsm_assess_intent (VsmDevice *device, VsmIntent *intent, VsmPolicy *policy, guint64 bandwidth,
-                   const char *bandwidth_source, const char *drop_strict_limit, const char *reason)
+vsm_assess_intent (VsmDevice *device, VsmIntent *intent, const VsmReapply *r)
 {
   g_autoptr (VsmIntent) owned = intent;
   g_autoptr (VsmKernel) kernel = NULL;
   g_autofree char *why = NULL, *told = NULL;
+  VsmPolicy *policy = r->policy ? r->policy : vsm_policy_load ();
+  const char *reason = r->reason;
   VsmAssessment *a;
   VsmOverrides o;
 
   vsm_intent_to_overrides (owned, &o, &why);
-  o.bandwidth = bandwidth;
-  o.bandwidth_source = bandwidth_source;
-  if (policy == NULL)
-    policy = vsm_policy_load ();
+  o.bandwidth = r->bandwidth;
+  o.bandwidth_source = r->bandwidth_source;
+  o.one_big_file = r->one_big_file;
   kernel = vsm_kernel_probe (device->bdi, VSM_FLUSH_FIX_UNKNOWN);
   vsm_user_options_apply_for_kernel (owned->user_options, policy,
                                      kernel->has_strict_limit && kernel->has_max_bytes);
   a = vsm_assess_device (device, policy, &o);
-  if (drop_strict_limit != NULL)
-    vsm_stall_drop_strict_limit (a->plan, drop_strict_limit);
+  if (r->drop_strict_limit != NULL)
+    vsm_stall_drop_strict_limit (a->plan, r->drop_strict_limit);
   /* the whole intent, with who stated it and the options in force */
   vsm_intent_free (a->intent);
   a->intent = g_steal_pointer (&owned);
@@ -356,8 +356,7 @@ vsm_reapply_device (VsmDevice *device, const VsmReapply *r, VsmState **state, GE
       vsm_policy_free (r->policy);
       return TRUE;
     }
-  a = vsm_assess_intent (g_steal_pointer (&d), reapply_intent (record, r), r->policy, r->bandwidth,
-                         r->bandwidth_source, r->drop_strict_limit, r->reason);
+  a = vsm_assess_intent (g_steal_pointer (&d), reapply_intent (record, r), r);
   if (!vsm_assessment_apply (a, &options, NULL, NULL, &out, error))
     return FALSE;
   if (state != NULL)

@@ -34,14 +34,14 @@ VsmAssessment *vsm_assess_device (VsmDevice *device, VsmPolicy *policy,
  * VSM_ERROR_NOT_MANAGED when the disk has no record. */
 gboolean vsm_reapply_device (VsmDevice *device, const VsmReapply *r, VsmState **state,
                              GError **error);
-/* A disk planned from an intent (taken over, like device and policy,
+/* A disk planned from an intent (taken over, like device and r->policy,
  * NULL: loaded): the person's choices in it (class, flush mode, the
- * per-drive options) over the policy, a measurement (bandwidth 0: the
- * drive's history), the stall fallback (drop_strict_limit, NULL: none),
- * and why ("the cap drifted") among the plan's reasons. */
-VsmAssessment *vsm_assess_intent (VsmDevice *device, VsmIntent *intent, VsmPolicy *policy,
-                                  guint64 bandwidth, const char *bandwidth_source,
-                                  const char *drop_strict_limit, const char *reason);
+ * per-drive options) over the policy, with r's measurement (bandwidth 0:
+ * the drive's history), stall fallback (drop_strict_limit, NULL: none) and
+ * one big file, and why (r->reason, "the cap drifted") among the plan's
+ * reasons. r's user options and class are not read: the intent holds
+ * them. */
+VsmAssessment *vsm_assess_intent (VsmDevice *device, VsmIntent *intent, const VsmReapply *r);
 
 void vsm_status_entry_free (VsmStatusEntry *e);
 

@@ -61,6 +61,14 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
       *pace = (VsmPace){ .cap_changed_usec = pace->cap_changed_usec, .applying = pace->applying };
       return FALSE;
     }
+  if (pace->have_last && di->dirtied_bytes > pace->last_dirtied &&
+      di->dirty_inodes > VSM_PACE_MAX_INODES)
+    {
+      if (pace->many_since_usec == 0)
+        pace->many_since_usec = at_usec;
+    }
+  else
+    pace->many_since_usec = 0;
   /* without a cap (Linux < 6.2, where flush stays) never paced and never
    * settled, but the writer is followed: Safe waits for it */
   if (pace->have_last && cap != pace->cap)
@@ -92,6 +100,20 @@ vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat *stat, g
   return pace->pacing;
 }
 
+gboolean
+vsm_pace_one_big_file (VsmPace *pace, const VsmDirtyInfo *di, gint64 at_usec)
+{
+  g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
+  if (pace->many_since_usec != 0 &&
+      at_usec - pace->many_since_usec >= VSM_PACE_MANY_FILES_USEC * 9 / 10) /* jitter */
+    pace->many_files = TRUE;
+  if (pace->many_files)
+    pace->one_big_file = FALSE;
+  else if (pace->pacing)
+    pace->one_big_file = TRUE;
+  return pace->one_big_file;
+}
+
 void
 vsm_pace_applying (VsmPace *pace, gboolean applying, gint64 at_usec)
 {
@@ -104,8 +126,14 @@ vsm_pace_applying (VsmPace *pace, gboolean applying, gint64 at_usec)
 void
 vsm_pace_restart (VsmPace *pace, const VsmDirtyInfo *di, gint64 at_usec, VsmPaceEnded how)
 {
+  gboolean settled = how != VSM_PACE_ENDED_PACING;
+
   g_return_if_fail (pace != NULL && di != NULL);
-  *pace = (VsmPace){ .cap_changed_usec = pace->cap_changed_usec, .applying = pace->applying };
+  *pace = (VsmPace){ .cap_changed_usec = pace->cap_changed_usec,
+                     .applying = pace->applying,
+                     /* a pacing run ends whenever a sample sees nothing new */
+                     .one_big_file = !settled && pace->one_big_file,
+                     .many_files = !settled && pace->many_files };
   pace->unsettled =
     how == VSM_PACE_ENDED_PACING && di->dirty_bytes + di->writeback_bytes > di->error_bytes;
   if (pace->unsettled)

@@ -172,36 +172,6 @@ build_mount_options (VsmPlan *plan)
   plan->udisks_defaults = g_strconcat ("uid=$UID,gid=$GID,", plan->mount_options, NULL);
 }
 
-static guint64
-clamp_cap (VsmPlan *plan, const VsmPolicy *policy)
-{
-  /* the one formula, the daemon's learner's too */
-  const VsmLearnLimits limits = { .max_dirty_seconds = policy->max_dirty_seconds,
-                                  .cap_min_bytes = policy->cap_min_bytes,
-                                  .cap_max_bytes = policy->cap_max_bytes };
-  guint64 cap = plan->first_cap ? vsm_learn_first_cap_for (&limits, plan->bandwidth)
-                                : vsm_learn_cap_for (&limits, plan->bandwidth);
-  g_autofree char *bw = NULL, *lo = NULL, *hi = NULL, *res = NULL;
-  VsmReason *r;
-
-  bw = g_strdup_printf ("%.1f MB/s", (double)plan->bandwidth / 1e6);
-  lo = vsm_format_size (policy->cap_min_bytes, G_FORMAT_SIZE_IEC_UNITS);
-  hi = vsm_format_size (policy->cap_max_bytes, G_FORMAT_SIZE_IEC_UNITS);
-  res = vsm_format_size (cap, G_FORMAT_SIZE_IEC_UNITS);
-  if (plan->first_cap)
-    r = reason (plan,
-                N_ ("dirty cap %s = %s (%s) x %g s until the drive's bandwidth is measured "
-                    "(then x %g s), clamped to %s..%s"),
-                res, bw, plan->bandwidth_source, policy->max_dirty_seconds * VSM_LEARN_FIRST_SHARE,
-                policy->max_dirty_seconds, lo, hi);
-  else
-    r = reason (plan, N_ ("dirty cap %s = %s (%s) x %g s, clamped to %s..%s"), res, bw,
-                plan->bandwidth_source, policy->max_dirty_seconds, lo, hi);
-  if (plan->bandwidth_why != NULL)
-    vsm_reason_set_arg (r, 2, vsm_reason_ref (plan->bandwidth_why));
-  return cap;
-}
-
 /* How a dirty cap is put in place. The knobs' own facts (where they live,
  * how they read back and are restored) are in vsm-knobs.c. */
 typedef struct
@@ -211,6 +181,7 @@ typedef struct
   const char *knobs[2];
   guint64 (*value) (guint i, guint64 cap);
   const char *why;
+  gboolean per_device; /* FALSE: the system's vm.* knobs */
 } CapMechanism;
 
 static gboolean
@@ -251,14 +222,79 @@ static const CapMechanism cap_mechanisms[] = {
     { "max_bytes", "strict_limit" },
     per_device_value,
     N_ ("no flush: close() returns at once and the cap (strict_limit, max_bytes) bounds what is "
-        "at risk") },
+        "at risk"),
+    TRUE },
   { "global",
     global_available,
     { "vm.dirty_bytes", "vm.dirty_background_bytes" },
     global_value,
     N_ ("no per-device cap on this kernel; allow-global-knobs lets vfat-smart set vm.dirty_bytes "
-        "and vm.dirty_background_bytes, which act on every disk") },
+        "and vm.dirty_background_bytes, which act on every disk"),
+    FALSE },
 };
+
+/* The seconds of writing the cap holds (vsm-learn.h): a quarter of
+ * max-dirty-seconds before the drive's bandwidth is measured, and where
+ * vfat-smartd paces also after it, except while it paces one big file.
+ * Not for the system-wide vm.* knobs: they cap every drive's writers. */
+static gboolean
+narrow_for_many_files (const PlanRow *row, const CapMechanism *m)
+{
+  return row->pace && m->per_device;
+}
+
+static double
+cap_seconds (const VsmPlan *plan, const VsmPolicy *policy, const PlanRow *row,
+             const CapMechanism *m, const VsmOverrides *o)
+{
+  gboolean one_big_file = o && o->one_big_file && o->bandwidth > 0;
+  double seconds =
+    vsm_learn_cap_seconds (policy->max_dirty_seconds, narrow_for_many_files (row, m), one_big_file);
+
+  if (plan->first_cap)
+    seconds = MIN (seconds, policy->max_dirty_seconds * VSM_LEARN_FIRST_SHARE);
+  return seconds;
+}
+
+static guint64
+clamp_cap (VsmPlan *plan, const VsmPolicy *policy, const PlanRow *row, const CapMechanism *m)
+{
+  /* the one formula, the daemon's learner's too */
+  const VsmLearnLimits limits = { .max_dirty_seconds = plan->cap_seconds,
+                                  .cap_min_bytes = policy->cap_min_bytes,
+                                  .cap_max_bytes = policy->cap_max_bytes };
+  guint64 cap = vsm_learn_cap_for (&limits, plan->bandwidth);
+  double all = policy->max_dirty_seconds;
+  g_autofree char *bw = NULL, *lo = NULL, *hi = NULL, *res = NULL;
+  VsmReason *r;
+
+  bw = g_strdup_printf ("%.1f MB/s", (double)plan->bandwidth / 1e6);
+  lo = vsm_format_size (policy->cap_min_bytes, G_FORMAT_SIZE_IEC_UNITS);
+  hi = vsm_format_size (policy->cap_max_bytes, G_FORMAT_SIZE_IEC_UNITS);
+  res = vsm_format_size (cap, G_FORMAT_SIZE_IEC_UNITS);
+  if (narrow_for_many_files (row, m) && plan->cap_seconds < all)
+    r = reason (plan,
+                N_ ("dirty cap %s = %s (%s) x %g s while files are written, what a pull loses of "
+                    "many files (x %g s while the daemon paces one big file of a measured "
+                    "drive), clamped to %s..%s"),
+                res, bw, plan->bandwidth_source, plan->cap_seconds, all, lo, hi);
+  else if (narrow_for_many_files (row, m))
+    r = reason (plan,
+                N_ ("dirty cap %s = %s (%s) x %g s while the daemon paces one big file, clamped "
+                    "to %s..%s"),
+                res, bw, plan->bandwidth_source, plan->cap_seconds, lo, hi);
+  else if (plan->first_cap)
+    r = reason (plan,
+                N_ ("dirty cap %s = %s (%s) x %g s until the drive's bandwidth is measured "
+                    "(then x %g s), clamped to %s..%s"),
+                res, bw, plan->bandwidth_source, plan->cap_seconds, all, lo, hi);
+  else
+    r = reason (plan, N_ ("dirty cap %s = %s (%s) x %g s, clamped to %s..%s"), res, bw,
+                plan->bandwidth_source, plan->cap_seconds, lo, hi);
+  if (plan->bandwidth_why != NULL)
+    vsm_reason_set_arg (r, 2, vsm_reason_ref (plan->bandwidth_why));
+  return cap;
+}
 
 gboolean
 vsm_plan_knob_is_written (const char *name)
@@ -424,18 +460,20 @@ plan_bandwidth (VsmPlan *plan, const VsmDevice *d, const PlanRow *row, const Vsm
 
 /* Step 4: the cap from the bandwidth, and its knobs */
 static void
-plan_cap (VsmPlan *plan, const VsmPolicy *policy, const CapMechanism *m)
+plan_cap (VsmPlan *plan, const VsmPolicy *policy, const CapMechanism *m, const PlanRow *row,
+          const VsmOverrides *o)
 {
-  plan->cap_bytes = clamp_cap (plan, policy);
+  plan->cap_seconds = cap_seconds (plan, policy, row, m, o);
+  plan->cap_bytes = clamp_cap (plan, policy, row, m);
   plan->cap_via = m->name;
   for (guint i = 0; i < G_N_ELEMENTS (m->knobs); i++)
     add_knob (plan, m->knobs[i], m->value (i, plan->cap_bytes));
   vsm_reason_set_arg (
-    reason (plan, N_ ("%s: at most %g s of writing at risk"), m->why, policy->max_dirty_seconds), 0,
+    reason (plan, N_ ("%s: at most %g s of writing at risk"), m->why, plan->cap_seconds), 0,
     vsm_reason_new_message (m->why));
 }
 
-/* Step 5: under the cap, whether vfat-smartd paces one big file
+/* Step 5: under the cap, whether the daemon paces one big file
  * (vsm-pace.h): it saves the metadata jumps of every writeback round, which
  * cost a flash stick milliseconds each; not on an SSD (a metadata write
  * costs next to nothing, the back-to-back syncfs costs the copy time: bench
@@ -508,7 +546,7 @@ vsm_plan_compute (const VsmDevice *d, const VsmClassification *c, const VsmPolic
       plan_bandwidth (plan, d, row, policy, o);
       if (plan->flush_mode == VSM_FLUSH_MODE_DIRTY_CAP)
         {
-          plan_cap (plan, policy, mechanism);
+          plan_cap (plan, policy, mechanism, row, o);
           plan_pacing (plan, row);
         }
       else if (plan->flush_mode == VSM_FLUSH_MODE_KERNEL_FLUSH)

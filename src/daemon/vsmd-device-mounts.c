@@ -112,6 +112,7 @@ set_mounted (VsmdDevice *d, gboolean mounted)
   d->drift_retries = 0;
   d->pace = (VsmPace){ 0 };
   vsmd_device_stop_pacing (d);
+  vsmd_device_set_one_big_file (d, FALSE);
   if (mounted)
     {
       d->written_at_mount = d->learn ? vsm_learn_get_bytes_written (d->learn) : 0;

@@ -58,6 +58,36 @@ start_pacing (VsmdDevice *d, const char *mount_point, VsmdPacerJob job)
   vsm_dbus_device_set_pacing (d->skeleton, TRUE);
 }
 
+/* The cap for one big file (big) or for many files: the learner holds
+ * the seconds, and the tick applies the cap it gives
+ * (vsmd-device-sample.c) */
+void
+vsmd_device_set_one_big_file (VsmdDevice *d, gboolean big)
+{
+  g_autoptr (VsmPolicy) p = NULL;
+
+  if (big == d->one_big_file)
+    return;
+  d->one_big_file = big;
+  p = vsmd_device_policy (d);
+  d->limits.max_dirty_seconds = vsm_learn_cap_seconds (p->max_dirty_seconds, TRUE, big);
+  if (d->learn != NULL && vsm_learn_set_seconds (d->learn, d->limits.max_dirty_seconds))
+    {
+      d->cap_learned = TRUE;
+      d->cap_why = big ? "one big file paced" : "many files, or the copy ended";
+    }
+}
+
+/* The cap for one big file while it is paced, for many files otherwise
+ * (vsm_pace_one_big_file ()); only with a measured bandwidth (the first
+ * cap stays until then) and a per-device cap (the plan's) */
+static void
+update_cap_seconds (VsmdDevice *d, const VsmDirtyInfo *di, gint64 at_usec)
+{
+  vsmd_device_set_one_big_file (d, vsm_pace_one_big_file (&d->pace, di, at_usec) && d->pace_class &&
+                                     !d->uses_global && vsm_learn_get_bandwidth (d->learn) > 0);
+}
+
 /* one big writer at the cap: keep the file system syncing; stop as soon
  * as that ends (vsm-pace.h). Any other writer: its metadata committed
  * every half of the cap's seconds while it writes (vsm_pace_commit_due())
@@ -98,6 +128,7 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
         vsm_pace_synced (&d->pace, vsmd_pacer_get_synced_from (d->pacer));
       vsmd_device_stop_pacing (d);
     }
+  update_cap_seconds (d, di, at_usec);
   /* not held off by an apply in flight: the first copy to a new drive is
    * when its cap is learned and applied again, and a round only syncs the
    * mount (CI's daemon check lost its whole 96 MiB window to that apply) */

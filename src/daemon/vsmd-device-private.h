@@ -64,12 +64,14 @@ struct _VsmdDevice
   gboolean device_cap;     /* the kernel has per-device caps (6.2+) */
   int global_for_mounted;  /* vm.* knobs last planned for mounted (1), not (0), -1: never */
   gint64 adopt_until;
-  gboolean applying;    /* an apply or restore runs in a thread */
-  gboolean cap_learned; /* the learner moved the cap while an apply ran: applied after it */
-  guint history_jobs;   /* history writes running in a thread */
-  gboolean retired;     /* the drive or its record went: the object is off the bus */
-  gboolean stopping;    /* the daemon stops: nothing new is applied */
-  gboolean removed;     /* udev's remove of the disk came */
+  gboolean applying;     /* an apply or restore runs in a thread */
+  gboolean cap_learned;  /* the learner moved the cap: applied when no apply runs */
+  const char *cap_why;   /* why it moved, when not measured (static text) */
+  gboolean one_big_file; /* the cap is, or is to be, the one for one big file */
+  guint history_jobs;    /* history writes running in a thread */
+  gboolean retired;      /* the drive or its record went: the object is off the bus */
+  gboolean stopping;     /* the daemon stops: nothing new is applied */
+  gboolean removed;      /* udev's remove of the disk came */
   guint tick_id;
   gint64 last_drift_check;
 
@@ -112,6 +114,8 @@ void vsmd_device_emit_job_done (VsmdDevice *d);
 gboolean vsmd_device_refuse_when_stopping (VsmdDevice *d, GDBusMethodInvocation *inv);
 void vsmd_device_publish_flush_mode (VsmdDevice *d, const VsmState *state, GPtrArray *mounts);
 void vsmd_device_read_facts (VsmdDevice *d);
+/* the policy, with what SetOptions decided for this drive */
+VsmPolicy *vsmd_device_policy (VsmdDevice *d);
 void vsmd_device_reset_limits (VsmdDevice *d, guint64 start_bandwidth, guint64 cap_in_force);
 typedef enum
 {
@@ -129,6 +133,7 @@ void vsmd_device_record_mount (VsmdDevice *d);
 
 /* vsmd-device-pace.c: the sync worker */
 void vsmd_device_stop_pacing (VsmdDevice *d);
+void vsmd_device_set_one_big_file (VsmdDevice *d, gboolean big);
 void vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskStat *st,
                                 gint64 at_usec);
 /* the Safe property from a sample (and from the pace state, the worker) */

@@ -107,7 +107,10 @@ on_tick (gpointer data)
    * already counts it as in force, and would not move again (the first
    * measurement's change, out of the first cap, most of all) */
   if (have_stat && vsm_learn_feed (d->learn, now, &st))
-    d->cap_learned = TRUE;
+    {
+      d->cap_learned = TRUE;
+      d->cap_why = NULL;
+    }
   if (d->cap_learned && !d->applying)
     {
       d->cap_learned = FALSE;
@@ -117,8 +120,12 @@ on_tick (gpointer data)
           g_autofree char *bw = vsm_format_rate ((double)vsm_learn_get_bandwidth (d->learn));
           g_autofree char *from = vsm_format_bytes (vsm_dbus_device_get_cap_bytes (d->skeleton));
           g_autofree char *to = vsm_format_bytes (vsm_learn_get_cap (d->learn));
-          g_message ("%s: cap %s -> %s (measured %s while writing)", d->bdi, from, to, bw);
-          vsmd_device_start_job (d, VSMD_JOB_REAPPLY, "measured while writing", NULL);
+          if (d->cap_why)
+            g_message ("%s: cap %s -> %s (%s, %s measured)", d->bdi, from, to, d->cap_why, bw);
+          else
+            g_message ("%s: cap %s -> %s (measured %s while writing)", d->bdi, from, to, bw);
+          vsmd_device_start_job (d, VSMD_JOB_REAPPLY,
+                                 d->cap_why ? d->cap_why : "measured while writing", NULL);
         }
     }
   wrote = vsm_learn_get_bytes_written (d->learn) > before;

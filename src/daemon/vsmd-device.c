@@ -124,8 +124,8 @@ vsmd_device_refuse_when_stopping (VsmdDevice *d, GDBusMethodInvocation *inv)
 }
 
 /* the policy, with what SetOptions decided for this drive */
-static VsmPolicy *
-device_policy (VsmdDevice *d)
+VsmPolicy *
+vsmd_device_policy (VsmdDevice *d)
 {
   VsmPolicy *p = vsm_policy_load ();
 
@@ -137,9 +137,10 @@ device_policy (VsmdDevice *d)
 void
 vsmd_device_reset_limits (VsmdDevice *d, guint64 start_bandwidth, guint64 cap_in_force)
 {
-  g_autoptr (VsmPolicy) p = device_policy (d);
+  g_autoptr (VsmPolicy) p = vsmd_device_policy (d);
 
-  d->limits.max_dirty_seconds = p->max_dirty_seconds;
+  d->limits.max_dirty_seconds =
+    vsm_learn_cap_seconds (p->max_dirty_seconds, d->pace_class && !d->uses_global, d->one_big_file);
   d->limits.cap_min_bytes = p->cap_min_bytes;
   d->limits.cap_max_bytes = p->cap_max_bytes;
   vsmd_options_publish (d->skeleton, p);
@@ -354,6 +355,7 @@ typedef struct
   gboolean set_class;
   VsmClass klass;
   char *drop_strict_limit; /* why; NULL: the plan's strict_limit */
+  gboolean one_big_file;
 } Job;
 
 static void
@@ -384,6 +386,7 @@ job_run (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
                    .set_class = j->set_class,
                    .klass = j->klass,
                    .drop_strict_limit = j->drop_strict_limit,
+                   .one_big_file = j->one_big_file,
                    .notes = notes };
   gboolean ok;
 
@@ -507,6 +510,7 @@ vsmd_device_start_job (VsmdDevice *d, VsmdJobKind kind, const char *reason,
   if (kind != VSMD_JOB_RESTORE)
     d->options_changed = d->class_asked = FALSE;
   j->drop_strict_limit = g_strdup (d->strict_dropped);
+  j->one_big_file = d->one_big_file;
   g_task_set_task_data (task, j, (GDestroyNotify)job_free);
   g_task_run_in_thread (task, job_run);
 }

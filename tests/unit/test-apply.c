@@ -699,17 +699,46 @@ test_reapply_keeps_user_options (Tree *t, gconstpointer data)
 
   set = reapply (0, bw, TRUE, uo);
   g_assert_nonnull (set->intent->user_options);
-  g_assert_cmpuint (set->cap_bytes, ==, bw); /* 1 s at 64 MiB/s */
+  /* a stick while files are written: a quarter of 1 s at 64 MiB/s */
+  g_assert_cmpuint (set->cap_bytes, ==, bw / 4);
   /* a new measurement: the options are the record's, not sent again */
   again = reapply (0, 2 * bw, FALSE, NULL);
   g_assert_nonnull (again->intent->user_options);
-  g_assert_cmpuint (again->cap_bytes, ==, 2 * bw);
+  g_assert_cmpuint (again->cap_bytes, ==, bw / 2);
   g_assert_true (again->intent->set_class);
   g_assert_cmpstr (again->class_name, ==, "usb-stick");
   /* the mount they were set for ended: gone, the policy's 2 s again */
   cleared = reapply (0, bw, TRUE, NULL);
   g_assert_null (cleared->intent->user_options);
-  g_assert_cmpuint (cleared->cap_bytes, ==, 2 * bw);
+  g_assert_cmpuint (cleared->cap_bytes, ==, bw / 2);
+}
+
+/* the daemon paces one big file: the whole of max-dirty-seconds, and
+ * the plan says why; the next re-apply without it goes back to a quarter */
+static void
+test_reapply_one_big_file (Tree *t, gconstpointer data)
+{
+  VsmOverrides o = { .set_class = TRUE, .klass = VSM_CLASS_USB_STICK };
+  G_GNUC_UNUSED g_autoptr (VsmState) first = apply_asked (0, &o);
+  const guint64 bw = 16 * 1024 * 1024;
+  VsmReapply r = { .reason = "one big file paced",
+                   .bandwidth = bw,
+                   .bandwidth_source = "measured",
+                   .policy = vsm_policy_new_default (),
+                   .one_big_file = TRUE };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VsmState) big = NULL, many = NULL;
+  gboolean said = FALSE;
+
+  g_assert_true (vsm_reapply_device (device (0), &r, &big, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (big->cap_bytes, ==, 2 * bw);
+  for (guint i = 0; i < big->reasons->len; i++)
+    said = said || strstr (((VsmReason *)g_ptr_array_index (big->reasons, i))->text,
+                           "x 2 s while the daemon paces one big file") != NULL;
+  g_assert_true (said);
+  many = reapply (0, bw, FALSE, NULL);
+  g_assert_cmpuint (many->cap_bytes, ==, bw / 2);
 }
 
 /* a record from before intents: loads, and a re-apply plans from the
@@ -811,6 +840,7 @@ main (int argc, char **argv)
   ADD ("/intent/reapply-keeps-sync", test_reapply_keeps_sync);
   ADD ("/intent/reapply-keeps-flush", test_reapply_keeps_flush);
   ADD ("/intent/reapply-keeps-user-options", test_reapply_keeps_user_options);
+  ADD ("/intent/reapply-one-big-file", test_reapply_one_big_file);
   ADD ("/intent/old-record-without-intent", test_old_record_without_intent);
   ADD ("/intent/bad-intent-refused", test_bad_intent_refused);
   return g_test_run ();

@@ -303,9 +303,23 @@ test_plan_policy_overrides (void)
   p->class_bandwidth[VSM_CLASS_USB_STICK] = 5000000;
   b = vsm_plan_compute (d, cls, p, k, NULL);
   g_assert_cmpuint (b->bandwidth, ==, 5000000);
-  g_assert_cmpuint (b->cap_bytes, ==, 9 * 1024 * 1024); /* 10 MB -> whole MiB */
+  /* a stick while files are written: a quarter of 2 s, 2.5 MB, the 8 MiB
+   * minimum */
+  g_assert_cmpfloat (b->cap_seconds, ==, 0.5);
+  g_assert_cmpuint (b->cap_bytes, ==, 8 * 1024 * 1024);
   c = vsm_plan_compute (d, cls, p, k, &measured);
+  g_assert_cmpfloat (c->cap_seconds, ==, 0.5);
+  g_assert_cmpuint (c->cap_bytes, ==, p->cap_max_bytes); /* 500 MB, clamped */
+  g_clear_pointer (&c, vsm_plan_free);
+  /* while the daemon paces one big file: all of the 2 s, clamped */
+  measured.one_big_file = TRUE;
+  c = vsm_plan_compute (d, cls, p, k, &measured);
+  g_assert_cmpfloat (c->cap_seconds, ==, 2);
   g_assert_cmpuint (c->cap_bytes, ==, p->cap_max_bytes);
+  g_clear_pointer (&c, vsm_plan_free);
+  /* ... only with a measured bandwidth: the admin's class-bandwidth is none */
+  c = vsm_plan_compute (d, cls, p, k, &(VsmOverrides){ .one_big_file = TRUE });
+  g_assert_cmpfloat (c->cap_seconds, ==, 0.5);
 
   /* disabled and ignored devices: udisks defaults, no knobs */
   p->enabled = FALSE;
@@ -361,7 +375,7 @@ test_plan_link_bound (void)
   g_assert_cmpuint (stick->bandwidth, ==, 20000000);
 }
 
-/* vfat-smartd paces one big file where a metadata write costs: every
+/* the daemon paces one big file where a metadata write costs: every
  * capped class but the SSD (bench group h-uas-ssd-big-b: 1.08x udisks'
  * default with pacing) and the hard disk (x-pace-hdd: more jumps and drive
  * time than the cap alone); never without a cap */

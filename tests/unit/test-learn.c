@@ -259,16 +259,32 @@ test_cap_formula (void)
       g_assert_cmpuint (cap, <=, limits.cap_max_bytes);
     }
   g_assert_cmpuint (vsm_learn_cap_for (&limits, 10 * MIB), ==, 20 * MIB);
-  /* the first cap: a quarter of the seconds of the class's guess, within
-   * the same clamps */
-  g_assert_cmpuint (vsm_learn_first_cap_for (&limits, 20000000), ==, 9 * MIB);
-  g_assert_cmpuint (vsm_learn_first_cap_for (&limits, 0), ==, limits.cap_min_bytes);
-  {
-    VsmLearnLimits four = limits;
+  /* the seconds a cap holds: a quarter of them for many files where
+   * vfat-smartd paces, all of them for one big file and elsewhere */
+  g_assert_cmpfloat (vsm_learn_cap_seconds (2, TRUE, FALSE), ==, 0.5);
+  g_assert_cmpfloat (vsm_learn_cap_seconds (2, TRUE, TRUE), ==, 2);
+  g_assert_cmpfloat (vsm_learn_cap_seconds (2, FALSE, FALSE), ==, 2);
+  g_assert_cmpfloat (vsm_learn_cap_seconds (2, FALSE, TRUE), ==, 2);
+}
 
-    four.max_dirty_seconds = 4;
-    g_assert_cmpuint (vsm_learn_first_cap_for (&four, 20 * MIB), ==, 20 * MIB);
-  }
+/* new seconds move a measured cap at once (no damping), an unmeasured one
+ * not at all (the plan's cap stands) */
+static void
+test_set_seconds (void)
+{
+  g_autoptr (VsmLearn) l = vsm_learn_new (&limits, 20000000);
+  Drive d;
+
+  drive_init (&d);
+  g_assert_false (vsm_learn_set_seconds (l, 0.5));
+  g_assert_cmpuint (vsm_learn_get_cap (l), ==, 38 * MIB);
+  g_assert_cmpuint (run (&d, l, 3, 16 * MB, 1.0), ==, 1); /* the first measurement */
+  g_assert_cmpuint (vsm_learn_get_cap (l), ==, 8 * MIB);  /* 8 MB: the minimum */
+  g_assert_true (vsm_learn_set_seconds (l, 2.0));         /* within the damping's 5 s */
+  g_assert_cmpuint (vsm_learn_get_cap (l), ==, 30 * MIB);
+  g_assert_false (vsm_learn_set_seconds (l, 2.0));
+  g_assert_true (vsm_learn_set_seconds (l, 0.5));
+  g_assert_cmpuint (vsm_learn_get_cap (l), ==, 8 * MIB);
 }
 
 /* a NULL learner is refused before it is read (the check came after the
@@ -296,5 +312,6 @@ main (int argc, char **argv)
   g_test_add_func ("/learn/mixed-backwards", test_mixed_and_backwards);
   g_test_add_func ("/learn/clamps-link", test_clamps_and_link);
   g_test_add_func ("/learn/set-limits", test_set_limits);
+  g_test_add_func ("/learn/set-seconds", test_set_seconds);
   return g_test_run ();
 }

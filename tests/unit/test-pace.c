@@ -65,6 +65,62 @@ test_big_file (void)
   g_assert_false (feed (&p, &s, CAP));
 }
 
+/* the cap for one big file: from when it is paced, through a pacing run
+ * that ends and starts again (a sample with nothing new), until the
+ * settle; never again before a settle once many files were written for
+ * two seconds (a photo tree), and not for a count that moved for one */
+static void
+test_one_big_file (void)
+{
+  VsmPace p = { 0 };
+  VsmDirtyInfo s;
+  guint64 dirtied = 100;
+
+  for (guint i = 0; i < 3; i++)
+    {
+      s = sample (30, dirtied += 20, 3);
+      feed (&p, &s, CAP);
+      g_assert_cmpint (vsm_pace_one_big_file (&p, &s, p.last_usec), ==, i == 2);
+    }
+  s = sample (30, dirtied += 20, 9); /* one sample of many inodes */
+  feed (&p, &s, CAP);
+  g_assert_true (vsm_pace_one_big_file (&p, &s, p.last_usec));
+  s = sample (30, dirtied, 3); /* nothing new: pacing ends, the cap stays */
+  g_assert_false (feed (&p, &s, CAP));
+  vsm_pace_restart (&p, &s, p.last_usec, VSM_PACE_ENDED_PACING);
+  g_assert_true (vsm_pace_one_big_file (&p, &s, p.last_usec));
+  s = sample (30, dirtied += 20, 3);
+  feed (&p, &s, CAP);
+  g_assert_true (vsm_pace_one_big_file (&p, &s, p.last_usec));
+  /* the settle after the writer stopped: back to many files */
+  vsm_pace_restart (&p, &s, p.last_usec, VSM_PACE_ENDED_SETTLE);
+  g_assert_false (vsm_pace_one_big_file (&p, &s, p.last_usec));
+
+  /* a photo tree paced for a while: many files for 2 s end it, and it is
+   * not paced for one big file again before the settle */
+  for (guint i = 0; i < 3; i++)
+    {
+      s = sample (30, dirtied += 20, 4);
+      feed (&p, &s, CAP);
+    }
+  g_assert_true (vsm_pace_one_big_file (&p, &s, p.last_usec));
+  for (guint i = 0; i < 3; i++)
+    {
+      s = sample (30, dirtied += 20, 12);
+      feed (&p, &s, CAP);
+      g_assert_cmpint (vsm_pace_one_big_file (&p, &s, p.last_usec), ==, i < 2);
+    }
+  for (guint i = 0; i < 4; i++)
+    {
+      s = sample (30, dirtied += 20, 3);
+      feed (&p, &s, CAP);
+      g_assert_false (vsm_pace_one_big_file (&p, &s, p.last_usec));
+    }
+  g_assert_true (p.pacing);
+  vsm_pace_restart (&p, &s, p.last_usec, VSM_PACE_ENDED_FAILED);
+  g_assert_false (p.many_files);
+}
+
 /* 1000 small files: the dirty data is held by many inodes, never paced
  * (syncfs would write each directory entry synchronously) */
 static void
@@ -673,6 +729,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pace/big-file", test_big_file);
   g_test_add_func ("/pace/many-small-files", test_many_small_files);
+  g_test_add_func ("/pace/one-big-file", test_one_big_file);
   g_test_add_func ("/pace/trickle", test_trickle);
   g_test_add_func ("/pace/not-per-device", test_not_per_device);
   g_test_add_func ("/pace/drive-faster-than-writer", test_drive_faster_than_writer);

@@ -113,8 +113,10 @@ assert_english (VsmState *s)
   g_assert_cmpstr (why, ==, "usb-stick: " STICK_WHY);
   /* GLib's sizes have a no-break space before the unit */
   g_assert_true (g_str_has_prefix (cap, "dirty cap 9.0"));
-  g_assert_nonnull (strstr (cap, " = 20.0 MB/s (starting value for usb-stick) x 0.5 s until "
-                                 "the drive's bandwidth is measured (then x 2 s), clamped to "));
+  g_assert_nonnull (strstr (cap, " = 20.0 MB/s (starting value for usb-stick) x 0.5 s while "
+                                 "files are written, what a pull loses of many files (x 2 s "
+                                 "while the daemon paces one big file of a measured drive), "
+                                 "clamped to "));
   for (guint i = 0; i < s->reasons->len; i++)
     {
       VsmReason *r = g_ptr_array_index (s->reasons, i);
@@ -135,7 +137,7 @@ assert_german (VsmState *s)
   g_assert_cmpstr (_ (STICK_WHY), !=, STICK_WHY);
   g_assert_cmpstr (why, ==, expect_why);
   g_assert_true (g_str_has_prefix (cap, "Obergrenze 9.0"));
-  g_assert_nonnull (strstr (cap, "(dann x 2 s)"));
+  g_assert_nonnull (strstr (cap, "(x 2 s, während der Dienst"));
   g_assert_nonnull (strstr (cap, " = 20.0 MB/s ("));
   g_assert_nonnull (strstr (cap, expect_source));
 }

@@ -317,7 +317,8 @@ typedef struct
   char *udisks_defaults;    /* UDISKS_MOUNT_OPTIONS_<FS>_DEFAULTS (the only set changed) */
   guint64 bandwidth;        /* bytes/s the cap was computed from */
   gboolean first_cap;       /* the bandwidth is the class's starting value:
-                             * the cap is vsm_learn_first_cap_for() */
+                             * VSM_LEARN_FIRST_SHARE of max-dirty-seconds */
+  double cap_seconds;       /* of writing the cap holds (vsm_learn_cap_seconds ()) */
   char *bandwidth_source;   /* in English */
   VsmReason *bandwidth_why; /* the same, translated where shown */
   guint64 cap_bytes;        /* 0 without a cap */
@@ -341,6 +342,9 @@ typedef struct
   const char *flush_mode_why;   /* an N_ () message, a serialized VsmReason or text as it is */
   guint64 bandwidth;            /* measured write bandwidth, bytes/s; 0: none */
   const char *bandwidth_source; /* an N_ () message, a serialized VsmReason or text as it is */
+  /* the daemon paces one big file (with a measured bandwidth): the cap
+   * holds all of max-dirty-seconds (vsm_learn_cap_seconds ()) */
+  gboolean one_big_file;
 } VsmOverrides;
 
 void vsm_plan_free (VsmPlan *plan);
@@ -689,10 +693,13 @@ guint64 vsm_learn_get_bytes_written (const VsmLearn *learn);
 /* cap for a bandwidth: bandwidth x seconds, clamped, whole MiB; the one
  * formula of the cap, the plan's (vsm-plan) and the learner's */
 guint64 vsm_learn_cap_for (const VsmLearnLimits *limits, guint64 bandwidth);
-/* the cap of a drive nothing was measured or given of, from its class's
- * starting bandwidth: VSM_LEARN_FIRST_SHARE of vsm_learn_cap_for()'s
- * seconds (vsm-learn.h), within the same clamps */
-guint64 vsm_learn_first_cap_for (const VsmLearnLimits *limits, guint64 bandwidth);
+/* the seconds of writing a cap holds: all of max_dirty_seconds where
+ * vfat-smartd does not pace (paced FALSE: SSDs, hard disks) and while it
+ * paces one big file, VSM_LEARN_MANY_FILES_SHARE of it otherwise */
+double vsm_learn_cap_seconds (double max_dirty_seconds, gboolean paced, gboolean one_big_file);
+/* new seconds for the cap (the limits' max_dirty_seconds); with a
+ * measurement the cap follows at once, without damping: TRUE when it moved */
+gboolean vsm_learn_set_seconds (VsmLearn *learn, double seconds);
 
 /* ---- vsm-manager ---- */
 
@@ -774,6 +781,8 @@ typedef struct
   /* the writeback stall fallback (vsm-stall.h): why strict_limit is
    * dropped for the drive; NULL: the plan's strict_limit */
   const char *drop_strict_limit;
+  /* the daemon paces one big file: the cap for it (VsmOverrides) */
+  gboolean one_big_file;
   /* may be NULL: what was done besides the plan, one line each */
   GPtrArray *notes;
 } VsmReapply;
@@ -902,6 +911,10 @@ typedef struct
   guint64 cap;             /* the cap at the last sample */
   gint64 cap_changed_usec; /* when the cap last changed or an apply ran; 0: never */
   gboolean applying;       /* an apply of the drive's limits runs */
+  /* the cap for one big file (vsm_pace_one_big_file ()) */
+  gboolean one_big_file;
+  gboolean many_files;    /* since the last settle: then never one big file */
+  gint64 many_since_usec; /* 0: the last sample did not see many files written */
 } VsmPace;
 
 /* One sample of the drive (per-device figures only: without debugfs there
@@ -921,6 +934,13 @@ gboolean vsm_pace_feed (VsmPace *pace, const VsmDirtyInfo *di, const VsmDiskStat
  * three quarters of the old cap was left). No settle while it runs, and the
  * wait after a cap change (vsm_pace_settle()) counts from its end. */
 void vsm_pace_applying (VsmPace *pace, gboolean applying, gint64 at_usec);
+
+/* After vsm_pace_feed(): whether the cap should hold all of
+ * max-dirty-seconds (vsm_learn_cap_seconds ()). TRUE from when one big
+ * file is paced; FALSE again after the settle that follows its end, or
+ * once the writer wrote many files (more than VSM_PACE_MAX_INODES inodes
+ * dirty) for VSM_PACE_MANY_FILES_USEC: then until the next settle. */
+gboolean vsm_pace_one_big_file (VsmPace *pace, const VsmDirtyInfo *di, gint64 at_usec);
 
 /* How the sync worker ended, for vsm_pace_restart(). */
 typedef enum

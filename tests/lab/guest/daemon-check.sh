@@ -79,9 +79,16 @@ expect_paced() {
   share=$(copy_busy "$samples")
   echo "   $what: the drive was busy $share of the writer's time"
   sed -n "$((from + 1)),${to}p" "$LAB_OUT/vfat-smartd.log" | grep -E 'pacing (writeback|stopped)|writer stopped' | sed 's/^/   log | /'
+  sed -n "$((from + 1)),\$p" "$LAB_OUT/vfat-smartd.log" | grep -E 'cap .* -> ' | sed 's/^/   log | /'
   if awk -v s="$share" 'BEGIN { exit !(s >= 0.9) }'; then
     check "$what: paced while the file was written (the drive busy $share; its log, during the copy)" \
       bash -c "sed -n '$((from + 1)),${to}p' '$LAB_OUT/vfat-smartd.log' | grep -q 'pacing writeback of '"
+    # paced with a measured bandwidth: the cap for one big file (all of
+    # max-dirty-seconds), and after the settle the one for many files again
+    check "$what: the cap for one big file while it was paced (its log, during the copy)" \
+      bash -c "sed -n '$((from + 1)),${to}p' '$LAB_OUT/vfat-smartd.log' | grep -q '(one big file paced, '"
+    check "$what: the cap for many files again once the copy ended (its log)" wait_until 20 \
+      bash -c "sed -n '$((from + 1)),\$p' '$LAB_OUT/vfat-smartd.log' | grep -q '(many files, or the copy ended, '"
   else
     echo "   $what: NOT CHECKED: the drive was idle more than a tenth of the copy (busy $share): the writer was the slower one, pacing may rightly be held off"
   fi
@@ -189,12 +196,13 @@ out=$(lab_as_user vfat-smart restore "$d" 2>&1); rc=$?
 echo "   labuser vfat-smart restore: $out (exit $rc)"
 check "labuser's vfat-smart restore goes through the daemon: not authorized, exit 5" [ $rc = 5 ]
 vmb=$(cat /proc/sys/vm/dirty_bytes)
-check "root: SetOptions max-dirty-seconds 3" gdbus call --system -d $D -o "$path" -m $D.Device.SetOptions "{'max-dirty-seconds': <3.0>}"
+check "root: SetOptions max-dirty-seconds 8" gdbus call --system -d $D -o "$path" -m $D.Device.SetOptions "{'max-dirty-seconds': <8.0>}"
 cap3=$(val "$path" CapBytes)
 if [ $devcap = 1 ]; then
-  echo "   CapBytes at 3 s: $cap3; max_bytes now $(cat /sys/class/bdi/$bdi/max_bytes)"
-  want=$(( bw * 3 / 1048576 ))
-  check "the cap follows SetOptions (bandwidth x 3 s, $want MiB)" between "$(( cap3 / 1048576 ))" $((want - 1)) $((want + 1))
+  echo "   CapBytes at 8 s: $cap3; max_bytes now $(cat /sys/class/bdi/$bdi/max_bytes)"
+  # the copy is done: a stick's cap for many files, a quarter of the 8 s
+  want=$(( bw * 2 / 1048576 ))
+  check "the cap follows SetOptions (bandwidth x a quarter of 8 s, $want MiB)" between "$(( cap3 / 1048576 ))" $((want - 1)) $((want + 1))
 else
   check "SetOptions writes no knob on this kernel (CapBytes 0, vm.dirty_bytes as it was)" bash -c "[ '$cap3' = 0 ] && [ \"\$(cat /proc/sys/vm/dirty_bytes)\" = '$vmb' ]"
 fi
