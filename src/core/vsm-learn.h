@@ -5,12 +5,13 @@
  * written over busy time (io_ticks), only over stretches where the device
  * was busy writing: an idle or trickling device teaches nothing (the
  * kernel's own estimate decays towards zero then, which is why it is never
- * used). The cap = bandwidth x max-dirty-seconds, within the policy's
- * clamps, moves at most once per VSM_LEARN_MIN_CHANGE_USEC and only by
- * more than VSM_LEARN_HYSTERESIS of itself. Before the first measurement it
- * never moves: the plan's cap stands (for a drive nothing is known of, the
- * first cap, vsm_learn_first_cap_for()), and the first measurement moves
- * it at once.
+ * used). The cap = bandwidth x the limits' seconds (vsm_learn_cap_seconds
+ * () of max-dirty-seconds), within the policy's clamps, moves at most once
+ * per VSM_LEARN_MIN_CHANGE_USEC and only by more than VSM_LEARN_HYSTERESIS
+ * of itself; new seconds move it at once (vsm_learn_set_seconds ()).
+ * Before the first measurement it never moves: the plan's cap stands (for
+ * a drive nothing is known of, the first cap, VSM_LEARN_FIRST_SHARE of the
+ * seconds), and the first measurement moves it at once.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

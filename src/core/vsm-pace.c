@@ -104,6 +104,12 @@ gboolean
 vsm_pace_one_big_file (VsmPace *pace, const VsmDirtyInfo *di, gint64 at_usec)
 {
   g_return_val_if_fail (pace != NULL && di != NULL, FALSE);
+  /* a pacing run whose syncs wrote everything has no settle after it */
+  if (vsm_pace_safe (pace, di))
+    {
+      pace->one_big_file = pace->many_files = FALSE;
+      return FALSE;
+    }
   if (pace->many_since_usec != 0 &&
       at_usec - pace->many_since_usec >= VSM_PACE_MANY_FILES_USEC * 9 / 10) /* jitter */
     pace->many_files = TRUE;

@@ -937,9 +937,10 @@ void vsm_pace_applying (VsmPace *pace, gboolean applying, gint64 at_usec);
 
 /* After vsm_pace_feed(): whether the cap should hold all of
  * max-dirty-seconds (vsm_learn_cap_seconds ()). TRUE from when one big
- * file is paced; FALSE again after the settle that follows its end, or
- * once the writer wrote many files (more than VSM_PACE_MAX_INODES inodes
- * dirty) for VSM_PACE_MANY_FILES_USEC: then until the next settle. */
+ * file is paced; FALSE again after the settle that follows its end or
+ * once the drive is safe (vsm_pace_safe ()), or once the writer wrote many
+ * files (more than VSM_PACE_MAX_INODES inodes dirty) for
+ * VSM_PACE_MANY_FILES_USEC: then until the next settle. */
 gboolean vsm_pace_one_big_file (VsmPace *pace, const VsmDirtyInfo *di, gint64 at_usec);
 
 /* How the sync worker ended, for vsm_pace_restart(). */
