@@ -286,6 +286,28 @@ class ReportTest(unittest.TestCase):
         self.assertIn("- **First plug** (the peak at risk before anything is learned at most 2 s): **MISSED**: "
                       "1 MISSED; missed in fpg.", first)
 
+    def test_glance_counts_the_newest_pull_verdict_per_cell(self):
+        """each pull verdict kind counts only from the newest group that gave it for a drive
+        model, workload, file system and kernel; the missed ones name their group"""
+        cell, other = ("pny32g", "big1g", "vfat", "6.12"), ("pny32g", "big1g", "vfat", "7.2")
+        rows = [("MISSED", "return gap, old (x)", "old", cell), ("met", "return gap, new (y)", "new", cell),
+                ("MISSED", "dominance, old (x)", "old", cell), ("MISSED", "return gap, 7.2 (z)", "old", other),
+                ("reference", "return gap, udisks (y)", "new", cell)]
+        summary = {"groups": [{"name": "old", "finished": "2026-12-05T00:00:00Z"},
+                              {"name": "new", "finished": "2026-12-06T00:00:00Z"}]}
+        saved = report.pull_verdicts_where
+        report.pull_verdicts_where = lambda s: rows
+        try:
+            pv = report.newest_pull_verdicts(summary)
+        finally:
+            report.pull_verdicts_where = saved
+        self.assertEqual(pv("return gap"), ([("met", "return gap, new (y)"), ("MISSED", "return gap, 7.2 (z)")],
+                                            ["new", "old"]))
+        # the newer group gave no dominance verdict for the cell: the older one stands
+        self.assertEqual(pv("dominance"), ([("MISSED", "dominance, old (x)")], ["old"]))
+        self.assertEqual(report.glance_line("Return gap", "g", *pv("return gap")),
+                         "- **Return gap** (g): **MISSED**: 1 MISSED, 1 met; missed in old.")
+
     def test_first_plug_group(self):
         """a "first_plug" group: every vfat-smart run a first plug, one entry per workload,
         and a goal line, met at most 2 s of the profile's bandwidth"""
