@@ -1081,6 +1081,7 @@ def goals(summary):
                         "%s, %s (%s%s): vfat-smart %.2fx the fastest setup (goal <= 1.03x)%s%s." % (
                             dev, c["workload"], c["group"], ", " + c["fs"] if c.get("fs", "vfat") != "vfat" else "", r,
                             cpu_bound_note([c, fastest]) if r > 1.03 else "", " (%s)" % cb if cb else "")))
+    out += device_time_goals(summary)
     for e in summary.get("first_plug") or []:
         first, bw = e["first_peak_at_risk_bytes"], e.get("bw")
         if not isinstance(first, list) or not bw or not first:
@@ -1093,6 +1094,31 @@ def goals(summary):
                         len(first), FIRST_PLUG_MAX_S)))
     return out
 
+
+def device_time_goals(summary):
+    """[(status, text)]: on each headline cell of a drive model fitted to a real drive, the
+    drive's busy time to safe and the time to safe at most DEVICE_TIME_MAX x no flush's in
+    the same group (a CPU-bound cell: shown, not judged)."""
+    out = []
+    for c, _, nf in headline_rows(summary, fitted=True):
+        rb, rw = ratio(c, nf, "busy_s"), ratio(c, nf)
+        if rb is None:
+            continue
+        # a cell the emulated CPU paced is no drive measurement: its ratios are shown, not judged
+        cb = cpu_bound_of([c, nf])
+        ok = rb <= DEVICE_TIME_MAX and rw <= DEVICE_TIME_MAX
+        out.append(("CPU-bound" if cb else "met" if ok else "MISSED",
+                    "Device time, %s, %s%s, Linux %s (%s): the drive busy %.2fx no flush's (%s s against %s s), "
+                    "time to safe %.2fx (goal <= %.2fx each)%s." % (
+                        c["device"], c["workload"], ", " + c["fs"] if c.get("fs", "vfat") != "vfat" else "",
+                        c["kernel"], c["group"], rb, fmt_range(c["busy_s"]), fmt_range(nf["busy_s"]),
+                        rw, DEVICE_TIME_MAX, " (%s)" % cb if cb else "")))
+    return out
+
+
+# vfat-smart's drive time (busy) and, where the drive paced the copy, time to safe against
+# no flush on the drive models fitted to a real drive
+DEVICE_TIME_MAX = 1.03
 
 # a stick's first plug (nothing learned): its peak at risk at most this many seconds of its
 # bandwidth
@@ -1229,44 +1255,51 @@ def readme_lines(summary):
     L = ["Measured in the project's lab (Debian's kernels under QEMU, simulated drives; every "
          "figure from [bench/RESULTS.md](bench/RESULTS.md), generated %s), medians of 3 or more "
          "copies:" % summary["generated"][:10], ""]
-    rows = []
+    finished = {x["name"]: x.get("finished") or "" for x in summary.get("groups") or []}
+    cands = {}
     for (g, w), setups in pull_cells(summary).items():
         v, u = setups.get("vfat-smart"), setups.get(BASELINE)
         # a group that ran variants of vfat-smart is an experiment on its settings: RESULTS.md
         # shows it; README shows the product as installed
         if not v or not u or v["reps"] < 3 or any(is_variant(s) for s in setups):
             continue
+        cands.setdefault((v.get("profile") or v["device"], v.get("fs", "vfat") != "vfat",
+                          tuple(int(x) for x in v["kernel"].split(".")), w), []).append((finished.get(g, ""), g, v, u))
 
-        def at_return(c):
-            ps = [p for p in c["pulls"] if p["point"] == "return"]
-            return ("%.1f s (%d of %d files intact)" % (
-                med([p["progress_lost_s"] for p in ps]), med([p["files_intact"] for p in ps]),
-                ps[0]["files_total"])) if ps else "-"
+    def at_return(c):
+        ps = [p for p in c["pulls"] if p["point"] == "return"]
+        return ("%.1f s (%d of %d files intact)" % (
+            med([p["progress_lost_s"] for p in ps]), med([p["files_intact"] for p in ps]),
+            ps[0]["files_total"])) if ps else "-"
+
+    def notice(c, since):
+        newer = c.get("notice_superseded_by")
+        if newer:
+            c = next((n for n in summary["cells"] + summary.get("experiments", [])
+                      if n["group"] == newer and n["workload"] == c["workload"]
+                      and n["config"] == c["config"]), c)
+        ps = [p for p in c["pulls"] if p["point"] == "notice"]
+        # a notice measured before the row's group replaced an older one is of an earlier
+        # vfat-smart
+        if not c.get("after_return_s") or finished.get(c["group"], "") < since:
+            return "-"
+        whole = sum(1 for p in ps if pull_whole(p))
+        return "%s; whole in %d of %d copies%s" % (
+            "%.1f s after cp returned" % med([p["t_s"] - p["copy_s"] for p in ps]) if ps else "never",
+            whole, c["reps"], " (%s)" % newer if newer else "")
+    rows = {}
+    for key, cs in cands.items():
+        # of two groups on the same drive model, file system, kernel and workload, the newer
+        done, g, v, u = max(cs, key=lambda x: x[0])
         dom = [st for st, t in pull_verdicts({"cells": [v, u]}) if t.startswith("dominance")]
-
-        def notice(c):
-            newer = c.get("notice_superseded_by")
-            if newer:
-                c = next((n for n in summary["cells"] + summary.get("experiments", [])
-                          if n["group"] == newer and n["workload"] == c["workload"]
-                          and n["config"] == c["config"]), c)
-            ps = [p for p in c["pulls"] if p["point"] == "notice"]
-            if not c.get("after_return_s"):
-                return "-"
-            whole = sum(1 for p in ps if pull_whole(p))
-            return "%s; whole in %d of %d copies%s" % (
-                "%.1f s after cp returned" % med([p["t_s"] - p["copy_s"] for p in ps]) if ps else "never",
-                whole, c["reps"], " (%s)" % newer if newer else "")
-        rows.append(((v.get("profile") or v["device"], v.get("fs", "vfat") != "vfat",
-                      tuple(int(x) for x in v["kernel"].split(".")), w),
-                     "| %s%s | %s | %s | %s | %s | %s | %s |" % (
-            v.get("profile") or v["device"], ", " + v["fs"] if v.get("fs", "vfat") != "vfat" else "", w,
+        rows[key] = "| %s%s | %s | %s | %s | %s | %s | %s |" % (
+            v.get("profile") or v["device"], ", " + v["fs"] if v.get("fs", "vfat") != "vfat" else "", key[3],
             v["kernel"], at_return(v), at_return(u),
-            ("yes" if dom[0] == "met" else "no") if dom else "-", notice(v))))
+            ("yes" if dom[0] == "met" else "no") if dom else "-", notice(v, done if len(cs) > 1 else ""))
     if rows:
         L += ["| drive model | workload | Linux | a pull when cp returns loses, vfat-smart | udisks' default "
               "| vfat-smart lost no more than udisks' default at every moment | \"safe to unplug\" (median) |",
-              "| --- | --- | --- | --- | --- | --- | --- |"] + [r for _, r in sorted(rows)]
+              "| --- | --- | --- | --- | --- | --- | --- |"] + [rows[k] for k in sorted(rows)]
         L.append("")
         L.append("A loss is in seconds of the copy's own progress; the goal is at most 1 s. \"Safe to "
                  "unplug\" is when vfat-smartd said so (the agent's notice), measured where the drive was left "

@@ -308,6 +308,25 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(report.glance_line("Return gap", "g", *pv("return gap")),
                          "- **Return gap** (g): **MISSED**: 1 MISSED, 1 met; missed in old.")
 
+    def test_device_time_goal_on_fitted_models(self):
+        """issue's speed goal on the fitted models: busy time and time to safe at most 1.03x no
+        flush's; a CPU-bound cell is shown, not judged"""
+        def cell(setup, safe, busy, cpu_bound=False):
+            return {"device": "pny32g", "workload": "photos200x3m", "fs": "vfat", "kernel": "6.12", "group": "g",
+                    "setup": setup, "safe_s": [safe], "busy_s": [busy], "cpu_bound": cpu_bound,
+                    "busy_share": busy / safe}
+        rows = [(cell("vfat-smart", 48.2, 39.1), None, cell("no-flush", 39.0, 31.3)),
+                (cell("vfat-smart", 67.8, 54.9), None, cell("no-flush", 69.7, 56.6)),
+                (cell("vfat-smart", 6.4, 4.4, True), None, cell("no-flush", 8.1, 3.3, True))]
+        saved = report.headline_rows
+        report.headline_rows = lambda summary, fitted=True: rows
+        try:
+            got = report.device_time_goals({})
+        finally:
+            report.headline_rows = saved
+        self.assertEqual([st for st, _ in got], ["MISSED", "met", "CPU-bound"])
+        self.assertIn("the drive busy 1.25x no flush's", got[0][1])
+
     def test_first_plug_group(self):
         """a "first_plug" group: every vfat-smart run a first plug, one entry per workload,
         and a goal line, met at most 2 s of the profile's bandwidth"""
