@@ -103,6 +103,13 @@ G_BEGIN_DECLS
  * 3.3-3.7 s after cp returned, with 12 MiB at risk and nothing written for
  * 2 s (the daemon's log was not kept). */
 #define VSM_PACE_CAP_CHANGE_HOLD_USEC (2 * G_USEC_PER_SEC)
+/* A writer whose dirty data is held by more than VSM_PACE_MAX_INODES
+ * inodes this long writes many files: the cap holds a share of
+ * max-dirty-seconds again (vsm_pace_one_big_file (), vsm-learn.h). Pacing
+ * a big file stops and starts again within 1.3 s (the lab's 7.2 notice
+ * group, the daemon's log): a count that moved for less than that is no
+ * change of copy. */
+#define VSM_PACE_MANY_FILES_USEC (2 * G_USEC_PER_SEC)
 /* While a writer that is not paced (many small files) writes, the metadata
  * the flusher leaves is committed every half of the cap's seconds
  * (vsm_pace_commit_period(), vsm_pace_commit_due()), within these bounds.
@@ -114,13 +121,6 @@ G_BEGIN_DECLS
  * the copy, not with the cap. Each commit costs the drive a few jumps
  * (FSINFO, both FATs, the directory): the lower bound keeps that under
  * about a tenth of a slow stick's time. */
-/* A writer whose dirty data is held by more than VSM_PACE_MAX_INODES
- * inodes this long writes many files: the cap holds a share of
- * max-dirty-seconds again (vsm_pace_one_big_file (), vsm-learn.h). Pacing
- * a big file stops and starts again within 1.3 s (the lab's 7.2 notice
- * group, the daemon's log): a count that moved for less than that is no
- * change of copy. */
-#define VSM_PACE_MANY_FILES_USEC (2 * G_USEC_PER_SEC)
 #define VSM_PACE_COMMIT_MIN_USEC (G_USEC_PER_SEC / 4)
 #define VSM_PACE_COMMIT_MAX_USEC (G_USEC_PER_SEC)
 
