@@ -164,7 +164,7 @@ vsm_pace_settle (VsmPace *pace, const VsmDirtyInfo *di)
   held = vsm_pace_held_by_cap (di, pace->cap);
   if (pace->cap == 0 || pace->applying || pace->writing || !pace->unsettled ||
       at_risk > pace->cap ||
-      pace->last_usec - pace->last_writing_usec <
+      pace->last_usec - MAX (pace->last_writing_usec, pace->commit_ended_usec) <
         (held ? VSM_PACE_SETTLE_HELD_USEC : VSM_PACE_SETTLE_USEC) ||
       (held && pace->cap_changed_usec != 0 &&
        pace->last_usec - pace->cap_changed_usec < VSM_PACE_CAP_CHANGE_HOLD_USEC))
@@ -204,6 +204,13 @@ vsm_pace_synced (VsmPace *pace, gint64 started_usec)
 {
   g_return_if_fail (pace != NULL);
   pace->synced_usec = MAX (pace->synced_usec, started_usec);
+}
+
+void
+vsm_pace_commit_ended (VsmPace *pace, gint64 at_usec)
+{
+  g_return_if_fail (pace != NULL);
+  pace->commit_ended_usec = MAX (pace->commit_ended_usec, at_usec);
 }
 
 gint64

@@ -75,6 +75,11 @@ G_BEGIN_DECLS
  * copy's cap go from 38 to 26 MiB; on the lab's 8 MB/s stick the data above
  * the new cap drained for 3 s). */
 #define VSM_PACE_SETTLE_USEC (G_USEC_PER_SEC / 2)
+/* (Either wait counts from the end of the last metadata commit too: the
+ * lab's daemon check saw a settle 1.6 s into a copy of 1000 small files to
+ * its 8 MB/s stick, right after the copy's first commit, and the settle's
+ * sync held the copy for 9 s. A writer that needs a directory block the
+ * commit is writing waits for it, and dirties nothing meanwhile.) */
 /* ... but this long while at least VSM_PACE_HELD_FILL of the cap is at risk:
  * strict_limit holds a writer in balance_dirty_pages() while the drive's
  * dirty data is near the cap, for longer than half a second on a slow stick

@@ -110,9 +110,12 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
       /* it ended: on an error (the mount went) not again on this mount; when
        * the writer stopped, again only after new samples agree (and what a
        * settle's round dirtied itself, FAT buffers, is not a writer). A
-       * commit's end changes nothing of what the samples know. */
+       * commit's end changes nothing of what the samples know, but a writer
+       * quiet during it may have waited for it. */
       VsmdPacerJob job = vsmd_pacer_get_job (d->pacer);
 
+      if (job == VSMD_PACER_COMMIT)
+        vsm_pace_commit_ended (&d->pace, at_usec);
       d->pace_off = vsmd_pacer_failed (d->pacer);
       if (d->pace_off || job != VSMD_PACER_COMMIT)
         {

@@ -412,6 +412,17 @@ test_settle (void)
   feed (&p, &s, CAP);
   g_assert_true (vsm_pace_settle (&p, &s)); /* a second with nothing new */
 
+  /* a metadata commit that ended a quarter second ago: the writer may have
+   * waited for it, the quiet counts from its end */
+  s = sample (10, 60, 40);
+  feed_after (&p, &s, CAP, G_USEC_PER_SEC / 4);
+  s = sample (10, 60, 40);
+  feed_after (&p, &s, CAP, G_USEC_PER_SEC / 2);
+  vsm_pace_commit_ended (&p, p.last_usec - G_USEC_PER_SEC / 4);
+  g_assert_false (vsm_pace_settle (&p, &s));
+  feed_after (&p, &s, CAP, G_USEC_PER_SEC / 4);
+  g_assert_true (vsm_pace_settle (&p, &s));
+
   /* near the cap, half a second with nothing dirtied is a writer held by
    * strict_limit, not a stop: two seconds then */
   writer_seen (&p, 34, 300);

@@ -901,16 +901,17 @@ typedef struct
   gint64 agree_since_usec;  /* 0: the last sample did not call for pacing */
   gboolean pacing;
   gboolean have_stat;
-  VsmDiskStat last_stat;   /* the disk's stat at stat_usec */
-  gint64 stat_usec;        /* the start of the busy share's window */
-  double busy;             /* the busy share of the last whole window */
-  gint64 last_usec;        /* the last sample */
-  gint64 last_commit_usec; /* 0: none yet */
-  gint64 synced_usec;      /* when the last whole sync of the file system that
+  VsmDiskStat last_stat;    /* the disk's stat at stat_usec */
+  gint64 stat_usec;         /* the start of the busy share's window */
+  double busy;              /* the busy share of the last whole window */
+  gint64 last_usec;         /* the last sample */
+  gint64 last_commit_usec;  /* 0: none yet */
+  gint64 commit_ended_usec; /* when the last metadata commit ended; 0: none */
+  gint64 synced_usec;       /* when the last whole sync of the file system that
                             * completed began (vsm_pace_synced()); 0: none */
-  guint64 cap;             /* the cap at the last sample */
-  gint64 cap_changed_usec; /* when the cap last changed or an apply ran; 0: never */
-  gboolean applying;       /* an apply of the drive's limits runs */
+  guint64 cap;              /* the cap at the last sample */
+  gint64 cap_changed_usec;  /* when the cap last changed or an apply ran; 0: never */
+  gboolean applying;        /* an apply of the drive's limits runs */
   /* the cap for one big file (vsm_pace_one_big_file ()) */
   gboolean one_big_file;
   gboolean many_files;    /* since the last settle: then never one big file */
@@ -1005,6 +1006,11 @@ const char *vsm_pace_not_safe (const VsmPace *pace, const VsmDirtyInfo *di);
 /* A whole sync of the file system (the settle's, a pacing round's) that
  * began at started_usec completed without error. */
 void vsm_pace_synced (VsmPace *pace, gint64 started_usec);
+
+/* A metadata commit ended at at_usec: the writer may have waited for it
+ * (a directory block it needed was being written), so the quiet that tells
+ * vsm_pace_settle () the writer stopped counts from then. */
+void vsm_pace_commit_ended (VsmPace *pace, gint64 at_usec);
 
 /* After vsm_pace_feed(): TRUE when the metadata a writer left should be
  * committed now (one fsync of the file system's block device): new data
