@@ -78,8 +78,9 @@ G_BEGIN_DECLS
 /* (Either wait counts from the end of the last metadata commit too: the
  * lab's daemon check saw a settle 1.6 s into a copy of 1000 small files to
  * its 8 MB/s stick, right after the copy's first commit, and the settle's
- * sync held the copy for 9 s. A writer that needs a directory block the
- * commit is writing waits for it, and dirties nothing meanwhile.) */
+ * sync held the copy for 9 s. Why the writer was quiet was not traced; a
+ * writer that needs a directory block the commit is writing would wait for
+ * it and dirty nothing meanwhile.) */
 /* ... but this long while at least VSM_PACE_HELD_FILL of the cap is at risk:
  * strict_limit holds a writer in balance_dirty_pages() while the drive's
  * dirty data is near the cap, for longer than half a second on a slow stick
