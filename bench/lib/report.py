@@ -1279,8 +1279,8 @@ def readme_lines(summary):
                       if n["group"] == newer and n["workload"] == c["workload"]
                       and n["config"] == c["config"]), c)
         ps = [p for p in c["pulls"] if p["point"] == "notice"]
-        # a notice measured before the row's group replaced an older one is of an earlier
-        # vfat-smart
+        # a notice the matrix gave a group, measured before that group's rerun: of an
+        # earlier vfat-smart than the rerun's
         if not c.get("after_return_s") or finished.get(c["group"], "") < since:
             return "-"
         whole = sum(1 for p in ps if pull_whole(p))
@@ -1295,7 +1295,7 @@ def readme_lines(summary):
         rows[key] = "| %s%s | %s | %s | %s | %s | %s | %s |" % (
             v.get("profile") or v["device"], ", " + v["fs"] if v.get("fs", "vfat") != "vfat" else "", key[3],
             v["kernel"], at_return(v), at_return(u),
-            ("yes" if dom[0] == "met" else "no") if dom else "-", notice(v, done if len(cs) > 1 else ""))
+            ("yes" if dom[0] == "met" else "no") if dom else "-", notice(v, done if "@" in g else ""))
     if rows:
         L += ["| drive model | workload | Linux | a pull when cp returns loses, vfat-smart | udisks' default "
               "| vfat-smart lost no more than udisks' default at every moment | \"safe to unplug\" (median) |",
