@@ -1501,11 +1501,10 @@ def glance_line(name, goal, verdicts, groups=None):
     missed = [t for st, t in verdicts if st == "MISSED"]
     status = "MISSED" if missed else "met" if n.get("met") else "not judged"
     counts = ", ".join("%d %s" % (n[k], k) for k in ("MISSED", "met", "CPU-bound", "not measured") if n.get(k))
-    # the group: given, else the first parenthesis of the text that holds one name (no spaces)
-    where = sorted({groups[i] if groups else m.group(1)
-                    for i, (st, t) in enumerate(verdicts) if st == "MISSED"
-                    for m in [None if groups else re.search(r"\(([A-Za-z][\w.@-]*)\)", t)]
-                    if groups or m})
+    if groups:
+        where = sorted({g for (st, _), g in zip(verdicts, groups) if st == "MISSED"})
+    else:   # the first parenthesis of the text that holds one name (no spaces)
+        where = sorted({m.group(1) for m in (re.search(r"\(([A-Za-z][\w.@-]*)\)", t) for t in missed) if m})
     return "- **%s** (%s): **%s**: %s%s." % (name, goal, status, counts,
                                           "; missed in " + ", ".join(where) if where else "")
 
