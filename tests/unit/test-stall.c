@@ -143,15 +143,16 @@ replay_recorded (const char *name, guint *n_samples, guint *n_throttled, guint *
         {
           if ((c = strstr (*l, "possible cpus 0-")) != NULL)
             cpus = (guint)g_ascii_strtoull (c + strlen ("possible cpus 0-"), NULL, 10) + 1;
-          else if (strstr (*l, "possible cpus 0,") != NULL || strstr (*l, "possible cpus 0)") != NULL)
+          else if (strstr (*l, "possible cpus 0,") != NULL ||
+                   strstr (*l, "possible cpus 0)") != NULL)
             cpus = 1;
           continue;
         }
       part = g_strsplit (*l, "|", 3);
       g_assert_cmpuint (g_strv_length (part), ==, 3);
-      g_assert_cmpint (sscanf (part[0], "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %7s", &ms, &cap,
-                               strict),
-                       ==, 3);
+      g_assert_cmpint (
+        sscanf (part[0], "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %7s", &ms, &cap, strict), ==,
+        3);
       /* the kernel's lines back: a new one at each "Key:" */
       tok = g_strsplit_set (g_strstrip (part[1]), " ", -1);
       for (char **t = tok; *t; t++)
@@ -180,7 +181,7 @@ replay_recorded (const char *name, guint *n_samples, guint *n_throttled, guint *
       (*n_samples)++;
       /* past wb_dirty_freerun, as vsm-stall.c judges it */
       bg = s.bg_limit_bytes > 0 && s.bg_limit_bytes < s.limit_bytes ? s.bg_limit_bytes
-                                                                     : s.limit_bytes / 2;
+                                                                    : s.limit_bytes / 2;
       if ((double)s.dirty_bytes >= 0.9 * ((double)s.limit_bytes + (double)bg) / 2.0)
         {
           (*n_throttled)++;
@@ -203,8 +204,9 @@ test_recorded_healthy (gconstpointer name)
   guint n, throttled, throttled_wb, suspect;
 
   g_assert_cmpint (replay_recorded (name, &n, &throttled, &throttled_wb, &suspect), ==, -1);
-  g_test_message ("%s: %u samples, %u past the throttle point (%u with writeback under way), %u suspect",
-                  (const char *)name, n, throttled, throttled_wb, suspect);
+  g_test_message (
+    "%s: %u samples, %u past the throttle point (%u with writeback under way), %u suspect",
+    (const char *)name, n, throttled, throttled_wb, suspect);
   /* a recording that never throttled the writer would prove nothing */
   g_assert_cmpuint (n, >=, 30);
   /* recorded: 8 of 34 samples past it (vfat-smartd's pacing keeps most below),
