@@ -233,15 +233,19 @@ static const CapMechanism cap_mechanisms[] = {
     FALSE },
 };
 
-/* The seconds of writing the cap holds (vsm-learn.h): a quarter of
- * max-dirty-seconds before the drive's bandwidth is measured, and where
- * vfat-smartd paces also after it, except while it paces one big file.
- * Not for the system-wide vm.* knobs: they cap every drive's writers. */
+/* where the daemon paces, a per-device cap holds a share of the seconds
+ * for many files; not the system-wide vm.* knobs: they cap every drive's
+ * writers */
 static gboolean
 narrow_for_many_files (const PlanRow *row, const CapMechanism *m)
 {
   return row->pace && m->per_device;
 }
+
+/* The seconds of writing the cap holds (vsm-learn.h): a quarter of
+ * max-dirty-seconds before the drive's bandwidth is measured, and where it
+ * narrows for many files also after it, except while the daemon paces one
+ * big file */
 
 static double
 cap_seconds (const VsmPlan *plan, const VsmPolicy *policy, const PlanRow *row,

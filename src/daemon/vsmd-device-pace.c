@@ -70,7 +70,7 @@ vsmd_device_set_one_big_file (VsmdDevice *d, gboolean big)
     return;
   d->one_big_file = big;
   p = vsmd_device_policy (d);
-  d->limits.max_dirty_seconds = vsm_learn_cap_seconds (p->max_dirty_seconds, TRUE, big);
+  d->limits.max_dirty_seconds = vsmd_device_cap_seconds (d, p);
   if (d->learn != NULL && vsm_learn_set_seconds (d->learn, d->limits.max_dirty_seconds))
     {
       d->cap_learned = TRUE;
@@ -84,8 +84,9 @@ vsmd_device_set_one_big_file (VsmdDevice *d, gboolean big)
 static void
 update_cap_seconds (VsmdDevice *d, const VsmDirtyInfo *di, gint64 at_usec)
 {
-  vsmd_device_set_one_big_file (d, vsm_pace_one_big_file (&d->pace, di, at_usec) && d->pace_class &&
-                                     !d->uses_global && vsm_learn_get_bandwidth (d->learn) > 0);
+  vsmd_device_set_one_big_file (d, vsm_pace_one_big_file (&d->pace, di, at_usec) &&
+                                     vsmd_device_narrows_for_many_files (d) &&
+                                     vsm_learn_get_bandwidth (d->learn) > 0);
 }
 
 /* one big writer at the cap: keep the file system syncing; stop as soon

@@ -116,6 +116,9 @@ void vsmd_device_publish_flush_mode (VsmdDevice *d, const VsmState *state, GPtrA
 void vsmd_device_read_facts (VsmdDevice *d);
 /* the policy, with what SetOptions decided for this drive */
 VsmPolicy *vsmd_device_policy (VsmdDevice *d);
+gboolean vsmd_device_narrows_for_many_files (VsmdDevice *d);
+/* the seconds the cap holds now (one_big_file or not) */
+double vsmd_device_cap_seconds (VsmdDevice *d, const VsmPolicy *p);
 void vsmd_device_reset_limits (VsmdDevice *d, guint64 start_bandwidth, guint64 cap_in_force);
 typedef enum
 {

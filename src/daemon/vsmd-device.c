@@ -133,14 +133,28 @@ vsmd_device_policy (VsmdDevice *d)
   return p;
 }
 
+/* The plan's cap of a paced class with a per-device cap holds a share of
+ * max-dirty-seconds for many files (vsm_learn_cap_seconds ()) */
+gboolean
+vsmd_device_narrows_for_many_files (VsmdDevice *d)
+{
+  return d->pace_class && !d->uses_global;
+}
+
+double
+vsmd_device_cap_seconds (VsmdDevice *d, const VsmPolicy *p)
+{
+  return vsm_learn_cap_seconds (p->max_dirty_seconds, vsmd_device_narrows_for_many_files (d),
+                                d->one_big_file);
+}
+
 /* the limits from the policy and SetOptions; cap_in_force: what is applied */
 void
 vsmd_device_reset_limits (VsmdDevice *d, guint64 start_bandwidth, guint64 cap_in_force)
 {
   g_autoptr (VsmPolicy) p = vsmd_device_policy (d);
 
-  d->limits.max_dirty_seconds =
-    vsm_learn_cap_seconds (p->max_dirty_seconds, d->pace_class && !d->uses_global, d->one_big_file);
+  d->limits.max_dirty_seconds = vsmd_device_cap_seconds (d, p);
   d->limits.cap_min_bytes = p->cap_min_bytes;
   d->limits.cap_max_bytes = p->cap_max_bytes;
   vsmd_options_publish (d->skeleton, p);
