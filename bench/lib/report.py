@@ -1255,7 +1255,7 @@ def readme_lines(summary):
     L = ["Measured in the project's lab (Debian's kernels under QEMU, simulated drives; every "
          "figure from [bench/RESULTS.md](bench/RESULTS.md), generated %s), medians of 3 or more "
          "copies:" % summary["generated"][:10], ""]
-    finished = {x["name"]: x.get("finished") or "" for x in summary.get("groups") or []}
+    finished = finished_at(summary)
     cands = {}
     for (g, w), setups in pull_cells(summary).items():
         v, u = setups.get("vfat-smart"), setups.get(BASELINE)
@@ -1509,11 +1509,17 @@ def glance_line(name, goal, verdicts, groups=None):
                                           "; missed in " + ", ".join(where) if where else "")
 
 
+def finished_at(summary):
+    """{group: when it finished, an ISO time ("" when unknown)}: which of two groups is the
+    newer."""
+    return {g["name"]: g.get("finished") or "" for g in summary.get("groups") or []}
+
+
 def newest_pull_verdicts(summary):
     """kind -> (verdicts, groups): vfat-smart's pull verdicts (met or missed) whose text
     starts with kind, of the newest group (by when it finished) that pulled each cell
     (pull_cell_key()), for glance_line()."""
-    finished = {g["name"]: g.get("finished") or "" for g in summary.get("groups") or []}
+    finished = finished_at(summary)
     rows = [v for v in pull_verdicts_where(summary) if v[0] in ("met", "MISSED")]
 
     def kind(prefix):
