@@ -565,19 +565,24 @@ def profile_name(device, conf):
     names = [device] + sorted(n[:-5] for n in os.listdir(PROFILES)
                               if n.endswith(".conf") and n.startswith(device + "-")) if os.path.isdir(PROFILES) else []
     for n in names:
-        p = {}
-        path = os.path.join(PROFILES, n + ".conf")
-        if not os.path.isfile(path):
-            continue
-        with open(path) as f:
-            for line in f:
-                line = line.strip()
-                if line and not line.startswith("#") and "=" in line:
-                    k, v = line.split("=", 1)
-                    p[k] = v
-        if p == conf:
+        if read_profile(n) == conf:
             return n
     return device + " (changed since)"
+
+
+def read_profile(name):
+    """The keys of tests/lab/nbd-stick/profiles/NAME.conf as strings; None without the file."""
+    path = os.path.join(PROFILES, name + ".conf")
+    if not os.path.isfile(path):
+        return None
+    p = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#") and "=" in line:
+                k, v = line.split("=", 1)
+                p[k] = v
+    return p
 
 
 def calibration(groups, targets):
@@ -1556,13 +1561,146 @@ def glance_section(summary):
     ]
     L = ["## The goals at a glance", "",
          "vfat-smart as installed, each goal counted over its verdicts in the sections below (where it "
-         "was missed, the group; the numbers and the reasons are there). Each pull verdict counts only "
+         "was missed, the group; the numbers and the reasons are there, and the next section puts the trade "
+         "behind the pull and speed goals in numbers). Each pull verdict counts only "
          "from the newest group that gave it for a drive model, workload, file system and kernel (the older "
          "ones measured an earlier vfat-smart and stay in the sections below). The product's own cost "
          "(the udev helper, vfat-smartd, mount.vfat-smart) is measured outside this benchmark: "
          "tests/perf/RESULTS.md.", ""]
     L += [glance_line(*r) for r in rows]
     L.append("")
+    return L
+
+
+# ------------------------------------------------------------ why goals are missed
+# What the file system writes to make one more finished file reachable on the drive,
+# wherever the flusher put its data, each a small write at a place of its own: FAT32 the
+# block of its directory entry and its cluster chain in both FAT copies; exFAT its
+# directory entry set and the allocation bitmap (a contiguous file needs no FAT chain)
+REACHABLE_SMALL_WRITES = {"vfat": 3, "exfat": 2}
+
+
+def small_write_ms(profile):
+    """What the drive model charges a small write at a new place (stick-filter.c: a
+    command, a jump and the small-write cost), in ms; None for no profile file."""
+    p = read_profile(profile or "")
+    if p is None:
+        return None
+    return sum(float(p.get(k, d)) for k, d in (("cmd_ms", 0.5), ("seek_ms", 20), ("small_ms", 0)))
+
+
+def newest_reference_cells(summary):
+    """{pull_cell_key: (group, workload, {setup: cell})}: per drive model, workload, file
+    system and kernel, the newest group (by when it finished) that pulled vfat-smart as
+    installed beside udisks' default, 3 reps or more."""
+    finished = finished_at(summary)
+    out = {}
+    for (g, w), setups in pull_cells(summary).items():
+        if "vfat-smart" not in setups or BASELINE not in setups or setups["vfat-smart"]["reps"] < 3:
+            continue
+        key = pull_cell_key(setups["vfat-smart"], w)
+        if key not in out or finished.get(g, "") >= finished.get(out[key][0], ""):
+            out[key] = (g, w, setups)
+    return out
+
+
+def trade_row(g, s, setups):
+    """One setup of a group with pulls as a table row: what a pull at cp's return and the
+    worst moment while cp ran lose, and the price against no flush of the same group."""
+    c = setups[s]
+    nf = setups.get("no-flush") or (setups.get(BASELINE) if c.get("fs") == "exfat" else None)
+    ret = [p for p in c["pulls"] if p["point"] == "return"]
+    during = {}
+    for p in c["pulls"]:
+        if p["point"] == "t" and p["t_s"] < p["copy_s"]:
+            during.setdefault(p["t_s"], []).append(p["progress_lost_s"])
+    worst = max((med(v) for v in during.values()), default=None)
+
+    def vs(key):
+        r = ratio(c, nf, key)
+        return "%.2fx" % r if r else "-"
+    return "| %s | %s (%s) | %s | %s | %s | %s | %s |" % (
+        g, s, str(c.get("commit") or "?")[:7], fmt_range([p["progress_lost_s"] for p in ret], digits=2),
+        fmt_range([p["progress_lost_files_s"] for p in ret], digits=2),
+        "%.2f" % worst if worst is not None else "-", vs("safe_s"), vs("busy_s"))
+
+
+def trade_table(summary, key):
+    """The trade rows of every group that pulled the drive model, workload, file system
+    and kernel of KEY, oldest group first."""
+    finished = finished_at(summary)
+    L = ["| group | setup (commit) | lost at return, s | whole files, s | lost while cp ran, worst s | "
+         "safe vs no flush | busy vs no flush |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for (g, w), setups in sorted(pull_cells(summary).items(), key=lambda x: finished.get(x[0][0], "")):
+        if pull_cell_key(next(iter(setups.values())), w) == key:
+            L += [trade_row(g, s, setups) for s in setup_order(setups)
+                  if any(p["point"] == "return" for p in setups[s]["pulls"])]
+    return L + [""]
+
+
+def commit_floor(c):
+    """One sentence: what a commit every second costs the drive model of cell C at least,
+    against what the speed goal leaves; '' for a model without a profile file."""
+    ms = small_write_ms(c.get("profile"))
+    if ms is None:
+        return ""
+    n = REACHABLE_SMALL_WRITES.get(c.get("fs", "vfat"), 3)
+    share = n * ms / 1000.0
+    return ("On the %s model (%s) a small write at a new place costs %.1f ms (its profile: command, jump and "
+            "small-write cost): %d of them every second are %.1f %% of the drive's time, %s the %.0f %% the "
+            "speed goal leaves (%.2fx no flush)%s" % (
+                c.get("profile"), c.get("fs", "vfat"), ms, n, 100 * share,
+                "more than" if share > DEVICE_TIME_MAX - 1 else "within", 100 * (DEVICE_TIME_MAX - 1),
+                DEVICE_TIME_MAX,
+                ": no commit period meets both the return gap and the speed goal on it." if share > DEVICE_TIME_MAX - 1
+                else ": this floor does not forbid both on it."))
+
+
+def why_missed_section(summary):
+    """RESULTS.md's second section: the trade behind the pull and speed goals, per drive
+    model, workload, file system and kernel, with the numbers that say what a design of
+    vfat-smart's kind cannot meet and what would (every figure from the cells below and
+    the drive models' profile files)."""
+    newest = newest_reference_cells(summary)
+    if not newest:
+        return []
+    one = sorted(k for k, (g, w, st) in newest.items() if st["vfat-smart"]["pulls"][0]["files_total"] == 1)
+    many = sorted(k for k in newest if k not in one)
+    L = ["## Why goals are missed, and what would meet them", "",
+         "Each table: every group that pulled a drive model's workload on one kernel, oldest first; vfat-smart "
+         "as of the commit each group measured (older groups measured other caps and commit periods), the "
+         "references, and the RFC's change to fat (patched-wait1: close writes the file and waits) where a "
+         "group ran it. Lost: seconds of the copy (medians, min-max) at cp's return, in bytes and counting "
+         "whole files only, and the largest median over the moments while cp ran; the price: time to safe and "
+         "the drive's busy time over no flush's in the same group (on exFAT over udisks' default, which mounts "
+         "it without flush).", ""]
+    if one:
+        L += ["### One big file", "",
+              "The file is whole on the drive only once its last byte and its entry are there. vfat-smart lets "
+              "cp return with up to the cap in the page cache, so a pull at the return loses the file whatever "
+              "the cap: no writeback setting makes cp wait, and counted in whole files the return gap is missed "
+              "by design. In bytes it is the cap: a smaller one meets it at a price in time (the variants' rows). "
+              "udisks' default on FAT waits in close, at flush's price. What would meet the goal in whole files without that price: a "
+              "close that waits for the file without racing the flusher, the RFC's change (its rows, where "
+              "measured).", ""]
+        for k in one:
+            g, w, st = newest[k]
+            L += ["%s:" % pull_where(st["vfat-smart"], w, g).rsplit(" (", 1)[0], ""] + trade_table(summary, k)
+    if many:
+        L += ["### Many files", "",
+              "A finished file is reachable once the file system wrote its entry and its allocation, a few small "
+              "writes at places of their own (FAT32: the directory block and the chain in both FATs; exFAT: the "
+              "entry set and the allocation bitmap). udisks' default on FAT writes them at every close, so a pull "
+              "loses at most the file being written; vfat-smartd commits them while files are written and holds "
+              "a share of its cap at risk, so a pull at cp's return loses what the cap holds and what finished "
+              "since the last commit: within %.0f s only with a commit at least every second. Matching udisks' "
+              "default at every moment means a cap of one file and a commit at every close: flush's price." % (
+                  RETURN_GAP_S), ""]
+        for k in many:
+            g, w, st = newest[k]
+            f = commit_floor(st["vfat-smart"])
+            L += ["%s: %s" % (pull_where(st["vfat-smart"], w, g).rsplit(" (", 1)[0], f or ""), ""]
+            L += trade_table(summary, k)
     return L
 
 
@@ -1640,6 +1778,7 @@ def render(summary, plots=None, notes=None, raw_shown="bench/raw/"):
              % (summary["generated"], summary["command"], raw_shown))
     L.append("")
     L += glance_section(summary)
+    L += why_missed_section(summary)
     L += pulls_section(summary)
     L += first_plug_section(summary)
     L += two_sticks_section(summary)

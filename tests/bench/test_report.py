@@ -308,6 +308,70 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(report.glance_line("Return gap", "g", *pv("return gap")),
                          "- **Return gap** (g): **MISSED**: 1 MISSED, 1 met; missed in old.")
 
+    def test_why_missed(self):
+        """the trade behind the pull and speed goals: per drive model, workload and kernel,
+        every group that pulled it (oldest first) and the RFC's change where a group ran it,
+        with the least a commit every second costs the drive model (from its profile file)"""
+        prof = os.path.join(self.tmp.name, "profiles")
+        os.makedirs(prof)
+        with open(os.path.join(prof, "m.conf"), "w") as f:
+            f.write("# a model\ncmd_ms=0\nseek_ms=2\nsmall_ms=11\n")
+
+        def group(name, setups, finished, files=10):
+            runs, pulls = [], []
+            for i, (s, safe, lost) in enumerate((x for x in setups for _ in range(3))):
+                r = run(name, s, safe, copy=safe - 2, device="m", profile="m", workload="small1000x64k",
+                        rep=i % 3 + 1, run=i, commit=name * 2)
+                r["drive"]["busy_s"] = safe
+                runs.append(r)
+                for point, t in (("t", 5.0), ("return", safe - 2)):
+                    pulls.append({"run": i, "rep": i % 3 + 1, "setup": s, "point": point, "t_s": t,
+                                  "files_total": files, "files_intact": files, "bytes_written": 100,
+                                  "bytes_intact": 100, "progress_lost_s": lost, "progress_lost_files_s": lost,
+                                  "fsck": "clean", "reference": "udisks-default", "reference_safe_s": 60,
+                                  "copy_s": safe - 2})
+            g = write_group(self.raw, name, runs)
+            with open(os.path.join(g, "pulls.jsonl"), "w") as f:
+                f.write("".join(json.dumps(p) + "\n" for p in pulls))
+            with open(os.path.join(g, "run.json"), "w") as f:
+                json.dump({"group": name, "rc": 0, "finished": finished}, f)
+
+        group("pulls-new", (("udisks-default", 60, 0.0), ("vfat-smart", 24, 0.7), ("no-flush", 20, 9.0)),
+              "2026-12-06T00:00:00Z")
+        group("pulls-old", (("udisks-default", 61, 0.0), ("vfat-smart", 22, 1.6), ("no-flush", 20, 9.5)),
+              "2026-12-05T00:00:00Z")
+        group("x-kernel", (("udisks-default", 60, 0.0), ("patched-wait1", 26, 0.1), ("no-flush", 20, 9.2)),
+              "2026-12-07T00:00:00Z")
+        saved = report.PROFILES
+        report.PROFILES = prof
+        try:
+            self.assertEqual(report.small_write_ms("m"), 13.0)
+            self.assertIsNone(report.small_write_ms("none"))
+            # exFAT: the entry set and the bitmap, two writes a commit
+            self.assertIn("2 of them every second are 2.6 % of the drive's time, within the 3 %",
+                          report.commit_floor({"profile": "m", "fs": "exfat"}))
+            report.write_all(self.raw, self.tmp.name, "t", generated="g")
+        finally:
+            report.PROFILES = saved
+        with open(os.path.join(self.tmp.name, "RESULTS.md")) as f:
+            md = f.read()
+        why = md[md.index("## Why goals are missed"):md.index("## Pulls")]
+        self.assertLess(md.index("## The goals at a glance"), md.index("## Why goals are missed"))
+        self.assertIn("m, small1000x64k, Linux 6.12: On the m model (vfat) a small write at a new place costs "
+                      "13.0 ms (its profile: command, jump and small-write cost): 3 of them every second are 3.9 % "
+                      "of the drive's time, more than the 3 % the speed goal leaves (1.03x no flush): no commit "
+                      "period meets both", why)
+        rows = [l for l in why.splitlines() if l.startswith("| pulls-") or l.startswith("| x-")]
+        # oldest group first; the kernel group has no vfat-smart and still shows its rows
+        self.assertEqual([l.split(" | ")[0:2] for l in rows][:4],
+                         [["| pulls-old", "udisks-default (pulls-o)"], ["| pulls-old", "vfat-smart (pulls-o)"],
+                          ["| pulls-old", "no-flush (pulls-o)"], ["| pulls-new", "udisks-default (pulls-n)"]])
+        self.assertIn("| pulls-new | vfat-smart (pulls-n) | 0.70 (0.70-0.70) | 0.70 (0.70-0.70) | 0.70 | 1.20x | 1.20x |",
+                      rows)
+        self.assertIn("| x-kernel | patched-wait1 (x-kerne) | 0.10 (0.10-0.10) | 0.10 (0.10-0.10) | 0.10 | 1.30x | "
+                      "1.30x |", rows)
+        self.assertNotIn("### One big file", why)
+
     def test_device_time_goal_on_fitted_models(self):
         """issue's speed goal on the fitted models: busy time and time to safe at most 1.03x no
         flush's; a CPU-bound cell is shown, not judged"""
