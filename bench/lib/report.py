@@ -65,6 +65,9 @@ def load_raw(raw):
         if os.path.isfile(pp):           # pulls replayed from the drive's journal (pull_replay.py)
             with open(pp) as f:
                 pulls = [json.loads(l) for l in f if l.startswith("{")]
+            for p in pulls:
+                if p.get("fsck") == "damaged":
+                    p["fsck_kinds"] = fsck_kinds(p.get("fsck_lines") or [])
             for r in runs:
                 r["pulls"] = [p for p in pulls if p["run"] == r.get("run")]
         gp = os.path.join(raw, name, "group.json")
@@ -119,7 +122,25 @@ def superseded(matrix, groups, key="supersedes"):
 
 # per pull in summary.json's cells (bench/lib/pull_replay.py says what each means)
 PULL_KEYS = ("setup", "rep", "t_s", "point", "files_total", "files_intact", "bytes_written", "bytes_intact",
-             "progress_lost_s", "progress_lost_files_s", "fsck", "reference", "reference_safe_s", "copy_s")
+             "progress_lost_s", "progress_lost_files_s", "fsck", "reference", "reference_safe_s", "copy_s",
+             "fsck_kinds")
+# what fsck.fat -n and fsck.exfat -n found beyond the dirty bit, by what the pull cut short
+# (fsck's own words, FAT's and exFAT's); a damaged pull with none of them is "other"
+FSCK_KINDS = (
+    ("an entry ahead of its clusters",
+     re.compile(r"File size is \d+ bytes, cluster chain length is|Contains a free cluster|"
+                r"cluster \S+ is marked as free")),
+    ("lost clusters", re.compile(r"Reclaimed \d+ unused cluster|more clusters are allocated")),
+    ("a directory block of stale data",
+     re.compile(r"Bad short file name|Directory has non-zero size|unknown entry type|"
+                r"Start cluster field in VFAT long filename slot")),
+    ("a half-written entry", re.compile(r"checksum of a file is wrong|start bit is missing")),
+)
+
+
+def fsck_kinds(lines):
+    """The FSCK_KINDS names whose words are among fsck's LINES, else ["other"]."""
+    return [name for name, rx in FSCK_KINDS if any(rx.search(l) for l in lines)] or ["other"]
 # seconds: the pull replay reads cp's progress from samples every 0.1-0.2 s, so two
 # setups' losses closer than this are not told apart
 PULL_TOLERANCE_S = 0.25
@@ -1547,9 +1568,14 @@ def finished_at(summary):
 def newest_pull_verdicts(summary):
     """kind -> (verdicts, groups): vfat-smart's pull verdicts (met or missed) whose text
     starts with kind, of the newest group (by when it finished) that pulled each cell
-    (pull_cell_key()), for glance_line()."""
+    (pull_cell_key()) with 3 or more repetitions, for glance_line()."""
     finished = finished_at(summary)
-    rows = [v for v in pull_verdicts_where(summary) if v[0] in ("met", "MISSED")]
+    reps = {}
+    for c in summary.get("cells", []) + summary.get("experiments", []):
+        if c.get("pulls") and c["setup"] == "vfat-smart":
+            reps[c["group"]] = max(reps.get(c["group"], 0), c["reps"])
+    # a smoke of one or two copies is no verdict on the product
+    rows = [v for v in pull_verdicts_where(summary) if v[0] in ("met", "MISSED") and reps.get(v[2], 3) >= 3]
 
     def kind(prefix):
         sel = [v for v in rows if v[1].startswith(prefix)]
@@ -1587,8 +1613,9 @@ def glance_section(summary):
          "vfat-smart as installed, each goal counted over its verdicts in the sections below (where it "
          "was missed, the group; the numbers and the reasons are there, and the next section puts the trade "
          "behind the pull and speed goals in numbers). Each pull verdict counts only "
-         "from the newest group that gave it for a drive model, workload, file system and kernel (the older "
-         "ones measured an earlier vfat-smart and stay in the sections below). The product's own cost "
+         "from the newest group of 3 or more repetitions that gave it for a drive model, workload, file system "
+         "and kernel (the older ones measured an earlier vfat-smart and stay in the sections below, as do the "
+         "smokes of one copy). The product's own cost "
          "(the udev helper, vfat-smartd, mount.vfat-smart) is measured outside this benchmark: "
          "tests/perf/RESULTS.md.", ""]
     L += [glance_line(*r) for r in rows]
@@ -1725,7 +1752,39 @@ def why_missed_section(summary):
             f = commit_floor(st["vfat-smart"])
             L += ["%s: %s" % (pull_where(st["vfat-smart"], w, g).rsplit(" (", 1)[0], f or ""), ""]
             L += trade_table(summary, k)
-    return L
+    return L + fsck_after_pulls(newest)
+
+
+def fsck_after_pulls(newest):
+    """The why of the file system's goal: per file system and setup, the pulls of the
+    groups in NEWEST whose fsck found damage beyond the dirty bit, by kind."""
+    count = {}
+    for g, w, setups in newest.values():
+        for s, c in setups.items():
+            t = count.setdefault((c.get("fs", "vfat"), s), {"pulls": 0, "damaged": 0})
+            for p in c["pulls"]:
+                t["pulls"] += 1
+                if p["fsck"] == "damaged":
+                    t["damaged"] += 1
+                    for kind in p.get("fsck_kinds") or ["other"]:
+                        t[kind] = t.get(kind, 0) + 1
+    kinds = [n for n, _ in FSCK_KINDS] + ["other"]
+    L = ["### The file system after a pull", "",
+         "FAT and exFAT keep no journal: a file's entry, its clusters (FAT32: the chain in both FATs; exFAT: the "
+         "allocation bitmap) and a directory's new block are separate writes, in the order the block device's "
+         "buffers are written, so a pull between them leaves what fsck finds. Every setup writes metadata "
+         "while cp runs (udisks' default on FAT at every close, vfat-smartd at each commit, the flusher for "
+         "all), and every setup leaves such states. No writeback setting orders those writes: a file system "
+         "with a journal would, and a check of the drive at its next plug repairs them (neither udisks nor "
+         "vfat-smart runs one). The pulls "
+         "of the groups above (the newest per drive model, workload, file system and kernel), by what fsck "
+         "found (a pull can have several):", "",
+         "| file system | setup | pulls | damage beyond the dirty bit | " + " | ".join(kinds) + " |",
+         "| --- | --- | --- | --- |" + " --- |" * len(kinds)]
+    for (fs, s), t in sorted(count.items()):
+        L.append("| %s | %s | %d | %d | %s |" % (fs, s, t["pulls"], t["damaged"],
+                                                " | ".join(str(t.get(k, 0)) for k in kinds)))
+    return L + [""]
 
 
 def pulls_section(summary):

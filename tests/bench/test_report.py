@@ -307,6 +307,15 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(pv("dominance"), ([("MISSED", "dominance, old (x)")], ["old"]))
         self.assertEqual(report.glance_line("Return gap", "g", *pv("return gap")),
                          "- **Return gap** (g): **MISSED**: 1 MISSED, 1 met; missed in old.")
+        # a smoke of one copy gives no verdict at a glance
+        summary["cells"] = [{"group": "new", "setup": "vfat-smart", "reps": 1, "pulls": [{}]}]
+        report.pull_verdicts_where = lambda s: rows
+        try:
+            pv = report.newest_pull_verdicts(summary)
+        finally:
+            report.pull_verdicts_where = saved
+        self.assertEqual(pv("return gap"), ([("MISSED", "return gap, old (x)"), ("MISSED", "return gap, 7.2 (z)")],
+                                            ["old", "old"]))
 
     def test_why_missed(self):
         """the trade behind the pull and speed goals: per drive model, workload and kernel,
@@ -523,6 +532,17 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(race, [("MISSED", "Race setup, cheap stick, big1g (race): vfat-smart 0.94x udisks' default "
                                  "to safe (goal <= 0.85x) (udisks' default is 1.04x no flush in this group: "
                                  "matching no flush gives 0.96x).")])
+
+    def test_fsck_kinds(self):
+        """what fsck found beyond the dirty bit, by what the pull cut short"""
+        self.assertEqual(report.fsck_kinds(["/big.bin", "File size is 65536 bytes, cluster chain length is 0 bytes.",
+                                            "Reclaimed 1 unused cluster (32768 bytes)."]),
+                         ["an entry ahead of its clusters", "lost clusters"])
+        self.assertEqual(report.fsck_kinds(["ERROR: /files: the checksum of a file is wrong at 0x21ffe0. Delete (y/N)? n"]),
+                         ["a half-written entry"])
+        self.assertEqual(report.fsck_kinds(["ERROR: /files/folder-08: unknown entry type 0xbf at 0000040"]),
+                         ["a directory block of stale data"])
+        self.assertEqual(report.fsck_kinds(["no FAT32 or exFAT boot sector"]), ["other"])
 
     def test_race_and_big3g_goals_on_the_fitted_model(self):
         """the race setup on any drive model; the RFC's 3 GiB file on the PNY model, its
