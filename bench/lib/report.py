@@ -1731,7 +1731,7 @@ def why_missed_section(summary):
               "cp return with up to the cap in the page cache, so a pull at the return loses the file whatever "
               "the cap: no writeback setting makes cp wait, and counted in whole files the return gap is missed "
               "by design. In bytes it is the cap: a smaller one meets it at a price in time (the variants' rows). "
-              "udisks' default on FAT waits in close, at flush's price. What would meet the goal in whole files without that price: a "
+              "udisks' default on FAT writes the file out in close (flush), at flush's price. What would meet the goal in whole files without that price: a "
               "close that waits for the file without racing the flusher, the RFC's change (its rows, where "
               "measured).", ""]
         for k in one:
@@ -1742,7 +1742,7 @@ def why_missed_section(summary):
               "A finished file is reachable once the file system wrote its entry and its allocation, a few small "
               "writes at places of their own (FAT32: the directory block and the chain in both FATs; exFAT: the "
               "entry set and the allocation bitmap). udisks' default on FAT writes them at every close, so a pull "
-              "loses at most the file being written; vfat-smartd commits them while files are written and holds "
+              "loses little more than the file being written; vfat-smartd commits them while files are written and holds "
               "a share of its cap at risk, so a pull at cp's return loses what the cap holds and what finished "
               "since the last commit: within %.0f s only with a commit at least every second. Matching udisks' "
               "default at every moment means a cap of one file and a commit at every close: flush's price." % (
