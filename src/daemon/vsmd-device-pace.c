@@ -47,14 +47,15 @@ start_pacing (VsmdDevice *d, const char *mount_point, VsmdPacerJob job)
       return; /* not Pacing: a moment's fsync of FAT's buffers */
     case VSMD_PACER_ONCE:
       g_message ("%s: the writer stopped: one sync of %s to commit what it left (%u metadata "
-                 "commits while it wrote)",
-                 d->bdi, mount_point, d->commits);
+                 "commits while it wrote, their fsyncs %.2f s in all)",
+                 d->bdi, mount_point, d->commits, (double)d->commits_usec / G_USEC_PER_SEC);
       break;
     case VSMD_PACER_PACE:
       g_message ("%s: pacing writeback of %s (one writer at the cap)", d->bdi, mount_point);
       break;
     }
   d->commits = 0;
+  d->commits_usec = 0;
   vsm_dbus_device_set_pacing (d->skeleton, TRUE);
 }
 
@@ -116,7 +117,10 @@ vsmd_device_update_pacing (VsmdDevice *d, const VsmDirtyInfo *di, const VsmDiskS
       VsmdPacerJob job = vsmd_pacer_get_job (d->pacer);
 
       if (job == VSMD_PACER_COMMIT)
-        vsm_pace_commit_ended (&d->pace, at_usec);
+        {
+          vsm_pace_commit_ended (&d->pace, at_usec);
+          d->commits_usec += vsmd_pacer_get_busy_usec (d->pacer);
+        }
       d->pace_off = vsmd_pacer_failed (d->pacer);
       if (d->pace_off || job != VSMD_PACER_COMMIT)
         {

@@ -89,6 +89,7 @@ struct _VsmdDevice
   const char *unsafe_why;   /* why Safe is false (static text), for the debug log */
   VsmdPacer *pacer;         /* the sync worker while pacing, settling, committing */
   guint commits;            /* metadata commits since the last settle or pacing */
+  gint64 commits_usec;      /* ... and how long their fsyncs took in all */
   gboolean pace_off;        /* the worker failed on this mount: not again */
   gboolean pace_class;      /* the plan paces this drive's class (VsmState) */
   gboolean options_changed; /* the next apply records the options in force */

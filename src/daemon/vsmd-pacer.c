@@ -63,6 +63,9 @@ struct _VsmdPacer
    * a commit's fsync); the worker writes it before alive goes 0, the owner
    * reads it after */
   gint64 synced_from;
+  /* how long its rounds took in all, monotonic µs; written by the worker
+   * before alive goes 0, read by the owner after */
+  gint64 busy_usec;
 };
 
 static void
@@ -198,6 +201,7 @@ pacer_thread (gpointer data)
         }
       if (p->job != VSMD_PACER_COMMIT)
         p->synced_from = t0;
+      p->busy_usec += g_get_monotonic_time () - t0;
       g_atomic_int_inc ((gint *)&p->rounds);
       if (p->job != VSMD_PACER_PACE)
         break;
@@ -290,6 +294,12 @@ gint64
 vsmd_pacer_get_synced_from (VsmdPacer *p)
 {
   return vsmd_pacer_is_running (p) ? 0 : p->synced_from;
+}
+
+gint64
+vsmd_pacer_get_busy_usec (VsmdPacer *p)
+{
+  return vsmd_pacer_is_running (p) ? 0 : p->busy_usec;
 }
 
 gboolean

@@ -231,7 +231,7 @@ if [ $devcap = 1 ]; then
   # and while they were written their metadata was committed once a second (the copy
   # takes ~8 s at 8 MB/s): the settle's line counts the commits
   check "the small files' metadata committed while they were written (the settle's count)" \
-    bash -c "sed -n '$((logl0 + 1)),\$p' '$LAB_OUT/vfat-smartd.log' | grep -qE 'the writer stopped: one sync of .*\(([2-9]|[1-9][0-9]+) metadata commits while it wrote\)'"
+    bash -c "sed -n '$((logl0 + 1)),\$p' '$LAB_OUT/vfat-smartd.log' | grep -qE 'the writer stopped: one sync of .*\(([2-9]|[1-9][0-9]+) metadata commits while it wrote, their fsyncs [0-9]+[.,][0-9]{2} s in all\)'"
   sleep 3
   check "no second settle without a new writer" bash -c "[ \"\$(sed -n '$((logl0 + 1)),\$p' '$LAB_OUT/vfat-smartd.log' | grep -c 'the writer stopped')\" = 1 ]"
 fi
@@ -385,7 +385,7 @@ if [ $devcap = 1 ]; then
   sed -n "$((logl0 + 1)),\$p" "$LAB_OUT/vfat-smartd.log" | grep -E 'pacing (writeback|stopped)|writer stopped' | sed 's/^/   log | /'
   check "exfat: small files are not paced (its log, during the copy)" bash -c "! sed -n '$((logl0 + 1)),${logl1}p' '$LAB_OUT/vfat-smartd.log' | grep -q 'pacing writeback of'"
   check "exfat: the small files' metadata committed while they were written (the settle's count)" \
-    wait_until 15 bash -c "sed -n '$((logl0 + 1)),\$p' '$LAB_OUT/vfat-smartd.log' | grep -qE 'the writer stopped: one sync of .*\(([2-9]|[1-9][0-9]+) metadata commits while it wrote\)'"
+    wait_until 15 bash -c "sed -n '$((logl0 + 1)),\$p' '$LAB_OUT/vfat-smartd.log' | grep -qE 'the writer stopped: one sync of .*\(([2-9]|[1-9][0-9]+) metadata commits while it wrote, their fsyncs [0-9]+[.,][0-9]{2} s in all\)'"
 fi
 # pulled out with data written a moment ago
 lab_as_user dd if=/dev/zero of="$mnt/pull" bs=1M count=8 status=none
