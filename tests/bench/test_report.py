@@ -295,12 +295,14 @@ class ReportTest(unittest.TestCase):
                 ("reference", "return gap, udisks (y)", "new", cell)]
         summary = {"groups": [{"name": "old", "finished": "2026-12-05T00:00:00Z"},
                               {"name": "new", "finished": "2026-12-06T00:00:00Z"}]}
-        saved = report.pull_verdicts_where
-        report.pull_verdicts_where = lambda s: rows
-        try:
-            pv = report.newest_pull_verdicts(summary)
-        finally:
-            report.pull_verdicts_where = saved
+        def newest():
+            saved = report.pull_verdicts_where
+            report.pull_verdicts_where = lambda s: rows
+            try:
+                return report.newest_pull_verdicts(summary)
+            finally:
+                report.pull_verdicts_where = saved
+        pv = newest()
         self.assertEqual(pv("return gap"), ([("met", "return gap, new (y)"), ("MISSED", "return gap, 7.2 (z)")],
                                             ["new", "old"]))
         # the newer group gave no dominance verdict for the cell: the older one stands
@@ -309,11 +311,7 @@ class ReportTest(unittest.TestCase):
                          "- **Return gap** (g): **MISSED**: 1 MISSED, 1 met; missed in old.")
         # a smoke of one copy gives no verdict at a glance
         summary["cells"] = [{"group": "new", "setup": "vfat-smart", "reps": 1, "pulls": [{}]}]
-        report.pull_verdicts_where = lambda s: rows
-        try:
-            pv = report.newest_pull_verdicts(summary)
-        finally:
-            report.pull_verdicts_where = saved
+        pv = newest()
         self.assertEqual(pv("return gap"), ([("MISSED", "return gap, old (x)"), ("MISSED", "return gap, 7.2 (z)")],
                                             ["old", "old"]))
 
