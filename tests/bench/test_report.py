@@ -527,9 +527,10 @@ class ReportTest(unittest.TestCase):
                                        (("udisks-default", 80), ("vfat-smart", 75), ("no-flush", 77))])
         summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
         race = [(st, t) for st, t in report.goals(summary) if t.startswith("Race setup")]
-        self.assertEqual(race, [("MISSED", "Race setup, cheap stick, big1g (race): vfat-smart 0.94x udisks' default "
-                                 "to safe (goal <= 0.85x) (udisks' default is 1.04x no flush in this group: "
-                                 "matching no flush gives 0.96x).")])
+        self.assertEqual(race, [("not fitted", "Race setup, cheap stick, big1g (race): vfat-smart 0.94x udisks' "
+                                 "default to safe (goal <= 0.85x) (udisks' default is 1.04x no flush in this group: "
+                                 "matching no flush gives 0.96x) (a drive model not fitted to a real stick: shown, "
+                                 "not judged).")])
 
     def test_fsck_kinds(self):
         """what fsck found beyond the dirty bit, by what the pull cut short"""
@@ -553,6 +554,16 @@ class ReportTest(unittest.TestCase):
                                             (("udisks-default", 230), ("vfat-smart", 196), ("no-flush", 195))])
         summary = report.write_all(self.raw, self.tmp.name, "t", generated="g")
         texts = dict((t, st) for st, t in report.goals(summary))
+        # no calibration here: the race is not judged on a model not fitted to a real stick
+        self.assertEqual(texts.get("Race setup, pny32g, big1g (race-pny): vfat-smart 0.80x udisks' default to safe "
+                                   "(goal <= 0.85x) (a drive model not fitted to a real stick: shown, not judged)."),
+                         "not fitted", texts)
+        saved = report.fitted_models
+        report.fitted_models = lambda s: {"pny32g"}
+        try:
+            texts = dict((t, st) for st, t in report.goals(summary))
+        finally:
+            report.fitted_models = saved
         self.assertEqual(texts.get("Race setup, pny32g, big1g (race-pny): vfat-smart 0.80x udisks' default to safe "
                                    "(goal <= 0.85x)."), "met", texts)
         self.assertEqual(texts.get("The RFC's 3 GiB file, pny32g, big3g (big3g-pny): vfat-smart 0.85x udisks' "
