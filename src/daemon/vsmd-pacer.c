@@ -63,7 +63,7 @@ struct _VsmdPacer
    * a commit's fsync); the worker writes it before alive goes 0, the owner
    * reads it after */
   gint64 synced_from;
-  /* how long its rounds took in all, monotonic µs; written by the worker
+  /* how long its rounds took in all, in microseconds; written by the worker
    * before alive goes 0, read by the owner after */
   gint64 busy_usec;
 };

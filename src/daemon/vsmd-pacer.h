@@ -44,8 +44,8 @@ gboolean vsmd_pacer_failed (VsmdPacer *pacer);
 gint64 vsmd_pacer_get_synced_from (VsmdPacer *pacer);
 /* rounds that returned so far */
 guint vsmd_pacer_get_rounds (VsmdPacer *pacer);
-/* how long its completed rounds took in all (a commit: its fsync), µs;
- * 0 while it runs */
+/* how long its completed rounds took in all (a commit: its fsync), in
+ * microseconds; 0 while it runs */
 gint64 vsmd_pacer_get_busy_usec (VsmdPacer *pacer);
 /* BLKFLSBUF until it failed once (e.g. no CAP_SYS_ADMIN), then syncfs */
 VsmdPaceMethod vsmd_pacer_get_method (VsmdPacer *pacer);
